@@ -1,0 +1,96 @@
+"""The engine: SQLite PRAGMAs on connect, explicit BEGIN modes, and `upgrade()` through Alembic."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+from alembic.config import Config
+from sqlalchemy import Connection, Engine, create_engine, event
+from sqlalchemy.engine import make_url
+from sqlalchemy.pool import ConnectionPoolEntry
+
+from alembic import command
+from history.query import fold
+
+BUSY_TIMEOUT_MS = 5_000
+ALEMBIC_DIR = Path(__file__).resolve().parent.parent / "alembic"
+
+
+def database_url(target: str | os.PathLike[str]) -> str:
+    """A filesystem path becomes an SQLite URL; anything with `://` is taken as a URL."""
+    raw = os.fspath(target)
+    if "://" in raw:
+        return raw
+    return f"sqlite:///{Path(raw).expanduser().resolve()}"
+
+
+def create_sqlite_engine(url: str, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> Engine:
+    engine = create_engine(
+        url,
+        # Bound values are turn text: never in an exception message or a log line.
+        hide_parameters=True,
+        connect_args={"check_same_thread": False, "timeout": busy_timeout_ms / 1000},
+    )
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn: sqlite3.Connection, _record: ConnectionPoolEntry) -> None:
+        # The driver's own transaction handling would BEGIN lazily and DEFERRED; take it over.
+        dbapi_conn.isolation_level = None
+        cursor = dbapi_conn.cursor()
+        for pragma in (
+            f"busy_timeout = {busy_timeout_ms}",
+            "journal_mode = WAL",
+            "synchronous = NORMAL",
+            "secure_delete = ON",
+            "foreign_keys = ON",
+        ):
+            cursor.execute(f"PRAGMA {pragma}")
+        cursor.close()
+        # The LIKE path compares folded text, as the FTS5 tokenizer does.
+        dbapi_conn.create_function("recall_fold", 1, _fold_or_none, deterministic=True)
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        # Writers ask for IMMEDIATE so they take the write lock up front and wait on busy_timeout
+        # there, instead of failing half way with SQLITE_BUSY on lock upgrade.
+        mode = conn.get_execution_options().get("sqlite_begin", "DEFERRED")
+        conn.exec_driver_sql(f"BEGIN {mode}")
+
+    return engine
+
+
+def _fold_or_none(value: str | None) -> str | None:
+    return None if value is None else fold(value)
+
+
+def writer(engine: Engine) -> Engine:
+    """The same engine, whose transactions start with BEGIN IMMEDIATE."""
+    return engine.execution_options(sqlite_begin="IMMEDIATE")
+
+
+def alembic_config(connection: Connection | None = None) -> Config:
+    config = Config(str(ALEMBIC_DIR.parent / "alembic.ini"))
+    config.set_main_option("script_location", str(ALEMBIC_DIR))
+    if connection is not None:
+        config.attributes["connection"] = connection
+    return config
+
+
+def upgrade(engine: Engine, revision: str = "head") -> None:
+    with writer(engine).begin() as conn:
+        command.upgrade(alembic_config(conn), revision)
+
+
+def downgrade(engine: Engine, revision: str) -> None:
+    with writer(engine).begin() as conn:
+        command.downgrade(alembic_config(conn), revision)
+
+
+def sqlite_path(url: str) -> Path | None:
+    """The database file behind an SQLite URL, or None for memory and other backends."""
+    parsed = make_url(url)
+    if not parsed.drivername.startswith("sqlite") or parsed.database in (None, "", ":memory:"):
+        return None
+    return Path(parsed.database)

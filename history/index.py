@@ -1,0 +1,201 @@
+"""HistoryIndex: the public face of the index. Record never fails a turn; search never raises."""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from sqlalchemy import Engine
+from sqlalchemy.exc import DatabaseError
+
+from history import db, fts
+from history.domain import Hit, NewTurn
+from history.home import ensure_private_dir, ensure_private_file, resolve_home
+from history.projects import project_key
+from history.query import terms
+from history.redact import redact
+from history.repository import TurnRepository
+from history.sqlite_repository import SqliteTurnRepository
+
+log = logging.getLogger(__name__)
+
+# Longer text is cut before it is stored; excerpts never need more.
+MAX_TEXT_CHARS = 64_000
+MAX_PATHS = 1_000
+MAX_PATH_CHARS = 1_000
+# A century: further back than any turn, and still a datetime Python can subtract.
+MAX_DAYS = 36_500
+
+
+def _unique(items: Iterable[str], limit: int) -> tuple[str, ...]:
+    """De-duplicated in first-seen order, redacted, capped: file and tool names."""
+    seen: dict[str, None] = {}
+    for item in items:
+        clean = redact(str(item))[:MAX_PATH_CHARS]
+        if clean:
+            seen.setdefault(clean, None)
+        if len(seen) == limit:
+            break
+    return tuple(seen)
+
+
+def _cap(text: str) -> str:
+    return redact(text)[:MAX_TEXT_CHARS]
+
+
+class HistoryIndex:
+    def __init__(
+        self, repository: TurnRepository, full_text: bool, engine: Engine | None = None
+    ) -> None:
+        self._repository = repository
+        self._engine = engine
+        self._write_lock = threading.Lock()
+        self._closed = False
+        self.full_text = full_text
+
+    @classmethod
+    def open(cls, target: str | os.PathLike[str]) -> HistoryIndex:
+        """Open (creating and migrating to head) the index at a path or SQLAlchemy URL."""
+        url = db.database_url(target)
+        path = db.sqlite_path(url)
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            ensure_private_file(path)
+        engine = db.create_sqlite_engine(url)
+        try:
+            db.upgrade(engine)
+        except DatabaseError:
+            if path is None:
+                raise
+            engine.dispose()
+            _move_aside(path)
+            ensure_private_file(path)
+            engine = db.create_sqlite_engine(url)
+            db.upgrade(engine)
+        with engine.connect() as conn:
+            full_text = fts.fts5_available(conn) and fts.fts_exists(conn)
+        return cls(SqliteTurnRepository(engine, full_text), full_text, engine)
+
+    def record(
+        self,
+        *,
+        turn_id: str,
+        session_id: str,
+        project: str,
+        asked: str,
+        answered: str,
+        files: Sequence[str] = (),
+        edited: Sequence[str] = (),
+        tools: Sequence[str] = (),
+        tainted: bool = False,
+        asked_at: datetime | None = None,
+    ) -> bool:
+        """Store a finished turn (replacing one with the same `turn_id`). Never raises.
+
+        Every text passes through `redact` first; if redaction itself fails nothing is written.
+        Returns False, after logging the turn id (never its text), when the turn was not stored.
+        """
+        try:
+            when = asked_at or datetime.now(UTC)
+            if when.tzinfo is None:
+                when = when.astimezone()
+            turn = NewTurn(
+                turn_id=str(turn_id),
+                session_id=str(session_id),
+                project=project_key(project),
+                asked_at=when.astimezone(UTC),
+                tainted=bool(tainted),
+                asked=_cap(asked),
+                answered=_cap(answered),
+                files=_unique([*files, *edited], MAX_PATHS),
+                edited=_unique(edited, MAX_PATHS),
+                tools=_unique(tools, MAX_PATHS),
+            )
+            with self._write_lock:
+                self._repository.upsert(turn)
+        except Exception as exc:
+            log.warning("turn %s not recorded: %s", turn_id, type(exc).__name__)
+            return False
+        return True
+
+    def search(
+        self, query: str, project: str | None = None, days: int | None = None, k: int = 5
+    ) -> list[Hit]:
+        """Turns matching any word of `query`, best first. `project=None` searches every project.
+
+        A query of only function words finds nothing. Raises ValueError only for a bad `k` or
+        `days`; any query text is safe.
+        """
+        if k < 1:
+            raise ValueError("k must be at least 1")
+        if days is not None and not 1 <= days <= MAX_DAYS:
+            raise ValueError(f"days must be a whole number of days from 1 to {MAX_DAYS}")
+        query_terms = terms(query)
+        if not query_terms:
+            return []
+        since = datetime.now(UTC) - timedelta(days=days) if days is not None else None
+        scope = project_key(project) if project is not None else None
+        return self._repository.search(query_terms, scope, since, k)
+
+    def count(self, project: str | None = None) -> int:
+        return self._repository.count(project_key(project) if project is not None else None)
+
+    def forget_session(self, session_id: str) -> int:
+        return self.forget_sessions([session_id])
+
+    def forget_sessions(self, session_ids: Iterable[str]) -> int:
+        with self._write_lock:
+            return self._repository.delete_sessions(list(dict.fromkeys(session_ids)))
+
+    def forget_project(self, project: str) -> int:
+        with self._write_lock:
+            return self._repository.delete_project(project_key(project))
+
+    @property
+    def engine(self) -> Engine | None:
+        return self._engine
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def close(self) -> None:
+        """Release the database; safe to call twice."""
+        if not self._closed:
+            self._closed = True
+            if self._engine is not None:
+                self._engine.dispose()
+
+
+def _move_aside(path: Path) -> None:
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    for suffix in ("", "-wal", "-shm"):
+        source = Path(f"{path}{suffix}")
+        if source.exists():
+            source.rename(Path(f"{path}.corrupt-{stamp}{suffix}"))
+    log.warning(
+        "%s was not a readable history database; moved aside as %s.corrupt-%s",
+        path,
+        path.name,
+        stamp,
+    )
+
+
+_indexes: dict[Path, HistoryIndex] = {}
+_indexes_lock = threading.Lock()
+
+
+def history_for(home: str | os.PathLike[str] | None = None) -> HistoryIndex:
+    """The one index of a home (`<home>/history.db`) in this process, created on first use."""
+    resolved = resolve_home(home)
+    with _indexes_lock:
+        index = _indexes.get(resolved)
+        if index is None or index.closed:
+            ensure_private_dir(resolved)
+            index = HistoryIndex.open(resolved / "history.db")
+            _indexes[resolved] = index
+        return index

@@ -1,0 +1,68 @@
+"""The `turns` table as a typed SQLAlchemy model.
+
+The schema itself is made only by Alembic (see alembic/versions); this model describes it for
+queries and for `alembic check`, which compares the two.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from sqlalchemy import Boolean, DateTime, Index, Integer, MetaData, String, Text, TypeDecorator
+from sqlalchemy.engine import Dialect
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class UtcDateTime(TypeDecorator[datetime]):
+    """Stores naive UTC (sortable text on SQLite), returns timezone-aware UTC."""
+
+    impl = DateTime
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("asked_at must be timezone-aware")
+        return value.astimezone(UTC).replace(tzinfo=None)
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        return None if value is None else value.replace(tzinfo=UTC)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+class Turn(Base):
+    """One finished turn: what was asked, what was answered, the files and tools it touched."""
+
+    __tablename__ = "turns"
+
+    # A plain INTEGER PRIMARY KEY is the rowid, which the external-content FTS table points at.
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    turn_id: Mapped[str] = mapped_column(String, unique=True)
+    session_id: Mapped[str] = mapped_column(String)
+    project: Mapped[str] = mapped_column(String)
+    asked_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    tainted: Mapped[bool] = mapped_column(Boolean, default=False)
+    asked: Mapped[str] = mapped_column(Text)
+    answered: Mapped[str] = mapped_column(Text)
+    # JSON arrays of strings.
+    files: Mapped[str] = mapped_column(Text, default="[]")
+    edited: Mapped[str] = mapped_column(Text, default="[]")
+    tools: Mapped[str] = mapped_column(Text, default="[]")
+
+    __table_args__ = (
+        Index("ix_turns_session_id", "session_id"),
+        Index("ix_turns_project_asked_at", "project", "asked_at"),
+        Index("ix_turns_asked_at", "asked_at"),
+    )

@@ -1,0 +1,14 @@
+"""The stored key of a project: its workspace path, expanded, resolved and absolute."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def project_key(path: str | os.PathLike[str]) -> str:
+    """`~/proj`, `/home/u/proj/` and `/home/u/proj` are one project."""
+    raw = os.fspath(path).strip()
+    if not raw:
+        raise ValueError("a project is a workspace path; got an empty string")
+    return str(Path(raw).expanduser().resolve())

@@ -1,0 +1,52 @@
+"""BM25 as FTS5 computes it, for the LIKE path, so both paths rank by one rule.
+
+FTS5's bm25(): per term, IDF x weighted hit count x length normalisation, with k1 = 1.2 and
+b = 0.75; a row's length is its token count over all indexed columns.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+
+K1 = 1.2
+B = 0.75
+
+# The asked text weighs above the answer and the file names.
+COLUMN_WEIGHTS: tuple[float, ...] = (3.0, 1.0, 1.0)
+
+
+def idf(rows: int, rows_with_term: int) -> float:
+    value = math.log((rows - rows_with_term + 0.5) / (rows_with_term + 0.5))
+    return value if value > 0 else 1e-6
+
+
+def bm25_scores(
+    documents: Sequence[Sequence[Sequence[str]]],
+    terms: Sequence[str],
+    total_rows: int,
+    weights: Sequence[float] = COLUMN_WEIGHTS,
+) -> list[float]:
+    """Scores (higher is better) of `documents`, each a tuple of columns of words.
+
+    `total_rows` is the size of the whole collection; document frequencies are counted over
+    `documents`, which must hold every row that contains any of the terms.
+    """
+    counts = [[Counter(column) for column in doc] for doc in documents]
+    lengths = [sum(len(column) for column in doc) for doc in documents]
+    average_length = (sum(lengths) / len(lengths)) if lengths else 1.0
+    rows = max(total_rows, len(documents))
+    term_idf = {
+        term: idf(rows, sum(1 for doc in counts if any(c[term] for c in doc))) for term in terms
+    }
+    scores = []
+    for doc, length in zip(counts, lengths, strict=True):
+        norm = K1 * (1 - B + B * length / max(average_length, 1e-9))
+        score = 0.0
+        for term in terms:
+            frequency = sum(w * column[term] for w, column in zip(weights, doc, strict=False))
+            if frequency:
+                score += term_idf[term] * frequency * (K1 + 1) / (frequency + norm)
+        scores.append(score)
+    return scores

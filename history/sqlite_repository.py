@@ -1,0 +1,177 @@
+"""The turn store on SQLite: FTS5 search where compiled in, the same questions by LIKE elsewhere."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    ColumnElement,
+    Engine,
+    and_,
+    column,
+    delete,
+    func,
+    or_,
+    select,
+    table,
+    text,
+)
+from sqlalchemy.dialects.sqlite import insert
+
+from history import fts
+from history.db import writer
+from history.domain import Hit, NewTurn
+from history.models import Turn
+from history.query import fts_match, words
+from history.ranking import COLUMN_WEIGHTS, bm25_scores
+from history.repository import TurnRepository
+
+_BM25 = f"bm25({fts.FTS_TABLE}, {', '.join(str(w) for w in COLUMN_WEIGHTS)})"
+_turns_fts = table(fts.FTS_TABLE, column("rowid"))
+_COLUMNS = (
+    Turn.turn_id,
+    Turn.session_id,
+    Turn.project,
+    Turn.asked_at,
+    Turn.tainted,
+    Turn.asked,
+    Turn.answered,
+    Turn.files,
+    Turn.edited,
+    Turn.tools,
+)
+
+
+def _row_values(turn: NewTurn) -> dict[str, Any]:
+    return {
+        "turn_id": turn.turn_id,
+        "session_id": turn.session_id,
+        "project": turn.project,
+        "asked_at": turn.asked_at,
+        "tainted": turn.tainted,
+        "asked": turn.asked,
+        "answered": turn.answered,
+        "files": json.dumps(list(turn.files), ensure_ascii=False),
+        "edited": json.dumps(list(turn.edited), ensure_ascii=False),
+        "tools": json.dumps(list(turn.tools), ensure_ascii=False),
+    }
+
+
+def _hit(row: Sequence[Any], score: float) -> Hit:
+    turn_id, session_id, project, asked_at, tainted, asked, answered, files, edited, tools = row
+    return Hit(
+        turn_id=turn_id,
+        session_id=session_id,
+        project=project,
+        asked_at=asked_at,
+        tainted=bool(tainted),
+        asked=asked,
+        answered=answered,
+        files=tuple(json.loads(files)),
+        edited=tuple(json.loads(edited)),
+        tools=tuple(json.loads(tools)),
+        score=score,
+    )
+
+
+def _scope(project: str | None, since: datetime | None) -> list[ColumnElement[bool]]:
+    conditions: list[ColumnElement[bool]] = []
+    if project is not None:
+        conditions.append(Turn.project == project)
+    if since is not None:
+        conditions.append(Turn.asked_at >= since)
+    return conditions
+
+
+class SqliteTurnRepository(TurnRepository):
+    def __init__(self, engine: Engine, full_text: bool) -> None:
+        self.engine = engine
+        self._writer = writer(engine)
+        self.full_text = full_text
+
+    def upsert(self, turn: NewTurn) -> None:
+        values = _row_values(turn)
+        # An upsert, never INSERT OR REPLACE: REPLACE deletes without firing turns_ad and would
+        # leave the old row's terms in the index.
+        statement = insert(Turn).values(values)
+        statement = statement.on_conflict_do_update(
+            index_elements=[Turn.turn_id],
+            set_={key: statement.excluded[key] for key in values if key != "turn_id"},
+        )
+        with self._writer.begin() as conn:
+            conn.execute(statement)
+
+    def search(
+        self, terms: Sequence[str], project: str | None, since: datetime | None, k: int
+    ) -> list[Hit]:
+        if not terms:
+            return []
+        if self.full_text:
+            return self._search_fts(terms, project, since, k)
+        return self._search_like(terms, project, since, k)
+
+    def _search_fts(
+        self, terms: Sequence[str], project: str | None, since: datetime | None, k: int
+    ) -> list[Hit]:
+        rank = text(_BM25)
+        statement = (
+            select(*_COLUMNS, rank)
+            .select_from(_turns_fts)
+            .join(Turn, Turn.id == _turns_fts.c.rowid)
+            .where(text(f"{fts.FTS_TABLE} MATCH :match").bindparams(match=fts_match(terms)))
+            .where(*_scope(project, since))
+            .order_by(rank, Turn.asked_at.desc(), Turn.id.desc())
+            .limit(k)
+        )
+        with self.engine.connect() as conn:
+            return [_hit(row[:-1], -float(row[-1])) for row in conn.execute(statement)]
+
+    def _search_like(
+        self, terms: Sequence[str], project: str | None, since: datetime | None, k: int
+    ) -> list[Hit]:
+        # SQL narrows to rows holding a term as a substring of the folded text (instr, which,
+        # unlike a LIKE pattern, has no length limit and no wildcards to escape); the tokenizer
+        # then keeps rows holding it as a word, so both paths agree on what matches.
+        folded = [func.recall_fold(col) for col in (Turn.asked, Turn.answered, Turn.files)]
+        any_substring = or_(*(func.instr(col, term) > 0 for term in terms for col in folded))
+        statement = select(*_COLUMNS).where(and_(any_substring, *_scope(project, since)))
+        with self.engine.connect() as conn:
+            rows = list(conn.execute(statement))
+            total = conn.execute(select(func.count()).select_from(Turn)).scalar_one()
+        wanted = set(terms)
+        documents, matching = [], []
+        for row in rows:
+            columns = (words(row.asked), words(row.answered), words(row.files))
+            if any(wanted.intersection(column) for column in columns):
+                documents.append(columns)
+                matching.append(row)
+        scores = bm25_scores(documents, terms, total)
+        ranked = sorted(
+            zip(scores, matching, strict=True), key=lambda pair: (-pair[0], _newest_first(pair[1]))
+        )
+        return [_hit(tuple(row), score) for score, row in ranked[:k]]
+
+    def count(self, project: str | None) -> int:
+        statement = select(func.count()).select_from(Turn).where(*_scope(project, None))
+        with self.engine.connect() as conn:
+            return int(conn.execute(statement).scalar_one())
+
+    def delete_sessions(self, session_ids: Sequence[str]) -> int:
+        removed = 0
+        with self._writer.begin() as conn:
+            for start in range(0, len(session_ids), 500):
+                chunk = list(session_ids[start : start + 500])
+                removed += conn.execute(delete(Turn).where(Turn.session_id.in_(chunk))).rowcount
+        return removed
+
+    def delete_project(self, project: str) -> int:
+        with self._writer.begin() as conn:
+            return conn.execute(delete(Turn).where(Turn.project == project)).rowcount
+
+
+def _newest_first(row: Any) -> float:
+    asked_at: datetime = row.asked_at
+    return -asked_at.timestamp()

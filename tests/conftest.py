@@ -1,0 +1,34 @@
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+from history import HistoryIndex
+
+settings.register_profile(
+    "ci",
+    derandomize=True,
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    print_blob=True,
+)
+settings.register_profile("dev", max_examples=60, deadline=None)
+settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+
+@pytest.fixture
+def index(tmp_path: Path) -> Iterator[HistoryIndex]:
+    opened = HistoryIndex.open(tmp_path / "history.db")
+    yield opened
+    opened.close()
+
+
+@pytest.fixture(autouse=True)
+def _private_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # No test may touch the user's real ~/.recall.
+    monkeypatch.setenv("RECALL_HOME", str(tmp_path / "recall-home"))

@@ -1,0 +1,117 @@
+"""The tokenizer, FTS5 quoting and excerpts; any text searches safely on both paths."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from tempfile import TemporaryDirectory
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from history import HistoryIndex, fts
+from history.query import MAX_QUERY_WORDS, excerpt, fts_match, terms, words
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("login function", ["login", "function"]),
+        ("login_user", ["login", "user"]),
+        ("LoginUser", ["loginuser"]),
+        ("what did we decide about the login?", ["decide", "login"]),
+        ("Função de autenticação", ["funcao", "autenticacao"]),
+        ("die Datenbank und der Index", ["datenbank", "index"]),
+        ('"AND" OR NOT NEAR(x)', ["near", "x"]),
+        ("-*^:()", []),
+        ("the of and", []),
+        ("", []),
+        ("a\x00b login", ["b", "login"]),
+        ("😀 日本語 テスト", ["日本語", "テスト"]),
+        ("login login LOGIN", ["login"]),
+    ],
+)
+def test_terms(query: str, expected: list[str]) -> None:
+    assert terms(query) == expected
+
+
+@pytest.mark.parametrize(
+    ("query_terms", "expected"),
+    [
+        (["login"], '"login"'),
+        (["login", "user"], '"login" OR "user"'),
+        (['a"b'], '"a""b"'),
+        (["AND"], '"AND"'),
+    ],
+)
+def test_fts_match_quotes_every_term(query_terms: list[str], expected: str) -> None:
+    assert fts_match(query_terms) == expected
+
+
+def test_long_queries_keep_a_bounded_number_of_terms() -> None:
+    query = " ".join(f"word{n}" for n in range(10_000))
+    assert len(terms(query)) == MAX_QUERY_WORDS
+
+
+def test_words_split_identifiers_and_fold() -> None:
+    assert words("src/auth/test_login.py Ñandú") == ["src", "auth", "test", "login", "py", "nandu"]
+
+
+def test_excerpt_is_centred_on_the_first_match_with_ellipses() -> None:
+    text = "alpha " * 100 + "the login function hashes" + " omega" * 100
+    cut = excerpt(text, ["login"], width=80)
+    assert cut.startswith("…") and cut.endswith("…")
+    assert "login" in cut and len(cut) <= 82
+    middle = cut.index("login") / len(cut)
+    assert 0.3 < middle < 0.7
+
+
+def test_excerpt_of_short_text_is_the_text_flattened() -> None:
+    assert excerpt("a\n\n  b", ["b"]) == "a b"
+
+
+def test_excerpt_matches_folded_words() -> None:
+    text = "x " * 300 + "Função" + " y" * 300
+    assert "Função" in excerpt(text, ["funcao"], width=60)
+
+
+@contextmanager
+def opened_index(full_text: bool) -> Iterator[HistoryIndex]:
+    with TemporaryDirectory() as tmp, pytest.MonkeyPatch.context() as patch:
+        if not full_text:
+            patch.setattr(fts, "fts5_available", lambda conn: False)
+        index = HistoryIndex.open(Path(tmp) / "history.db")
+        assert index.full_text is full_text
+        index.record(
+            turn_id="t", session_id="s", project="/p", asked="AND OR NOT NEAR login", answered="ok"
+        )
+        try:
+            yield index
+        finally:
+            index.close()
+
+
+hostile = st.one_of(
+    st.text(),
+    st.text(alphabet=st.sampled_from(['"', "'", "*", "^", "-", ":", "(", ")", "\x00", " ", "a"])),
+    st.sampled_from(["AND", "OR", "NOT", "NEAR", "NEAR(a b)", "a:b", "-x", '"', "😀", "日本"]),
+)
+
+
+@pytest.mark.parametrize("full_text", [True, False], ids=["fts5", "like"])
+@settings(max_examples=150)
+@given(query=st.lists(hostile, min_size=1, max_size=6).map(" ".join))
+def test_any_text_searches_without_an_exception(full_text: bool, query: str) -> None:
+    with opened_index(full_text) as index:
+        for hit in index.search(query, project=None):
+            assert hit.turn_id == "t"
+
+
+@pytest.mark.parametrize("full_text", [True, False], ids=["fts5", "like"])
+def test_huge_and_nul_queries_search(full_text: bool) -> None:
+    with opened_index(full_text) as index:
+        assert index.search("x" * 100_000) == []
+        assert index.search("\x00" * 1000 + "login")[0].turn_id == "t"
+        assert len(index.search(("login 😀 " * 200_000)[:1_000_000])) == 1

@@ -1,0 +1,258 @@
+"""redact: every kind of secret is masked, ordinary code is left alone, hostile text is cheap."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from history.redact import KINDS, redact
+
+# Fake secrets are assembled at run time so that no secret scanner mistakes this file for a leak.
+ALNUM = "aB3cD4eF5gH6iJ7kL8mN9oP0qR1sT2uV3wX4yZ5"
+
+
+def body(length: int, alphabet: str = ALNUM) -> str:
+    return (alphabet * (length // len(alphabet) + 1))[:length]
+
+
+JWT = ".".join(
+    [
+        "eyJ" + "hbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9",
+        "eyJ" + "zdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ",
+        "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+    ]
+)
+BEARER = body(40, ALNUM + "._~+/-")
+PEM_BODY = "MIIEpAIBAAKCAQEA" + body(64) + "\n" + body(64)
+PEM = "-----BEGIN RSA " + "PRIVATE KEY-----\n" + PEM_BODY + "\n-----END RSA " + "PRIVATE KEY-----"
+
+# (text, kind, the secret that must not survive)
+SECRETS: list[tuple[str, str, str]] = [
+    ("key is " + "sk-" + body(48), "openai-key", body(48)),
+    ("sk-" + "proj-" + body(40, ALNUM + "_-"), "openai-key", body(40, ALNUM + "_-")),
+    ("ANTHROPIC: " + "sk-" + "ant-api03-" + body(93), "anthropic-key", body(93)),
+    ("use " + "gh" + "p_" + body(36) + " now", "github-token", body(36)),
+    ("gh" + "o_" + body(36), "github-token", body(36)),
+    ("gh" + "u_" + body(36), "github-token", body(36)),
+    ("gh" + "s_" + body(36), "github-token", body(36)),
+    ("gh" + "r_" + body(36), "github-token", body(36)),
+    ("github" + "_pat_" + body(22) + "_" + body(59), "github-token", body(59)),
+    ("gl" + "pat-" + body(20), "gitlab-token", body(20)),
+    ("id AK" + "IA" + "IOSFODNN7EXAMPLE", "aws-access-key-id", "IOSFODNN7EXAMPLE"),
+    ("AS" + "IA" + "Q3EGUZMH5XN7W2KB,", "aws-access-key-id", "Q3EGUZMH5XN7W2KB"),
+    ("xo" + "xb-" + "1234567890-" + body(24), "slack-token", body(24)),
+    ("xo" + "xp-" + "1234567890-" + body(24), "slack-token", body(24)),
+    ("sk" + "_live_" + body(24), "stripe-key", body(24)),
+    ("rk" + "_live_" + body(24), "stripe-key", body(24)),
+    ("sk" + "_test_" + body(24), "stripe-key", body(24)),
+    ("AI" + "za" + body(35, ALNUM + "_-"), "google-api-key", body(35, ALNUM + "_-")),
+    ("hf" + "_" + body(34), "huggingface-token", body(34)),
+    ("npm" + "_" + body(36), "npm-token", body(36)),
+    ("token=" + JWT, "jwt", JWT.split(".")[2]),
+    ("Authorization: Bearer " + BEARER, "bearer-token", BEARER),
+    ("Bearer " + body(40, "abcdefXYZ"), "bearer-token", body(40, "abcdefXYZ")),
+    ("here:\n" + PEM + "\nthanks", "private-key", PEM_BODY),
+    ("-----BEGIN " + "PRIVATE KEY-----\n" + body(80), "private-key", body(80)),
+    ("-----BEGIN OPENSSH " + "PRIVATE KEY-----\\n" + body(70), "private-key", body(70)),
+    ("postgres://app:s3cr3t-Pa55@db:5432/app", "url-password", "s3cr3t-Pa55"),
+    ("OPENAI_API_KEY=abc123xyz", "secret", "abc123xyz"),
+    ('export DB_PASSWORD="hunter2"', "secret", "hunter2"),
+    ("AWS_SECRET_ACCESS_KEY: xyz", "secret", "xyz"),
+]
+
+
+def test_every_kind_has_a_case() -> None:
+    assert {kind for _, kind, _ in SECRETS} == set(KINDS)
+    assert len(set(KINDS)) == len(KINDS)
+
+
+@pytest.mark.parametrize(("text", "kind", "secret"), SECRETS, ids=[k for _, k, _ in SECRETS])
+def test_a_secret_is_masked_by_kind(text: str, kind: str, secret: str) -> None:
+    out = redact(text)
+    assert secret not in out
+    assert f"[redacted:{kind}]" in out
+
+
+ORDINARY = [
+    "password = get_password()",
+    'token = request.headers["Authorization"]',
+    "api_key=None",
+    "api_key = os.environ['OPENAI_API_KEY']",
+    "git checkout 3f786850e387550fdab836ed7e6dc881de23001b",
+    "id = 123e4567-e89b-12d3-a456-426614174000",
+    "pip install scikit-learn  # aka sk-learn, imported as sklearn",
+    "see sk-1 and sk-2 in the spreadsheet; ask-for-the-risk-assessment-document-now",
+    "sk-learn-compatible-estimator-wrapper",
+    "The Bearer scheme sends a token; Bearer tokens expire.",
+    'headers = {"Authorization": f"Bearer {token}"}',
+    "authentication_classes = [Bearer TokenAuthentication]",
+    "API_KEY = os.environ['API_KEY']",
+    "SECRET_KEY = get_secret()",
+    "GITHUB_TOKEN = None",
+    "MAX_TOKENS = 4096",
+    "TOKENIZER_PATH=/models/tok",
+    "if API_KEY == expected:",
+    "def f(API_KEY: str = None) -> None:",
+    'print(f"API_KEY={API_KEY}")',
+    "OPENAI_API_KEY: ${{ secrets.OPENAI_API_KEY }}",
+    "export GITHUB_TOKEN=$GH_TOKEN",
+    "https://example.com:8080/path?q=1",
+    "user@example.com wrote: see https://docs.python.org/3/",
+    "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8A\n-----END PUBLIC KEY-----",
+    "hf_hub_download(repo_id='gpt2')",
+    "npm_config_registry=https://registry.npmjs.org",
+    "sk_test_helper and rk_live_ prefix constants",
+    "eyJ is how base64 JSON starts",
+    "",
+]
+
+
+@pytest.mark.parametrize("text", ORDINARY)
+def test_ordinary_code_is_left_alone(text: str) -> None:
+    assert redact(text) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("OPENAI_API_KEY=abc123xyz", "OPENAI_API_KEY=[redacted:secret]"),
+        ('export DB_PASSWORD="hunter2"', 'export DB_PASSWORD="[redacted:secret]"'),
+        (
+            "AWS_SECRET_ACCESS_KEY: xyz\nREGION: eu",
+            "AWS_SECRET_ACCESS_KEY: [redacted:secret]\nREGION: eu",
+        ),
+        ("API_TOKEN='t0k' make deploy", "API_TOKEN='[redacted:secret]' make deploy"),
+        ('{"STRIPE_SECRET": "abc"}', '{"STRIPE_SECRET": "[redacted:secret]"}'),
+        ('API_KEY: str = "abc"', 'API_KEY: str = "[redacted:secret]"'),
+        ('os.environ["API_KEY"] = "abc"', 'os.environ["API_KEY"] = "[redacted:secret]"'),
+        (
+            "OPENAI_API_KEY=" + "sk-" + body(48),
+            "OPENAI_API_KEY=[redacted:openai-key]",
+        ),
+        (
+            "postgres://app:hunter2@db.internal:5432/app",
+            "postgres://app:[redacted:url-password]@db.internal:5432/app",
+        ),
+        ("redis://:hunter2@cache:6379/0", "redis://:[redacted:url-password]@cache:6379/0"),
+        (
+            "https://bot:" + "gh" + "p_" + body(36) + "@github.com/o/r.git",
+            "https://bot:[redacted:github-token]@github.com/o/r.git",
+        ),
+        (
+            "curl -H 'Authorization: Bearer abcDEF1234567890xyz' https://api",
+            "curl -H 'Authorization: Bearer [redacted:bearer-token]' https://api",
+        ),
+        (
+            "authorization: bearer abcDEF1234567890xyz",
+            "authorization: bearer [redacted:bearer-token]",
+        ),
+        ("Authorization: Bearer " + JWT, "Authorization: Bearer [redacted:jwt]"),
+    ],
+)
+def test_surrounding_parts_are_kept(text: str, expected: str) -> None:
+    assert redact(text) == expected
+
+
+def test_a_whole_pem_block_is_one_mask_and_the_text_after_it_survives() -> None:
+    assert redact("before\n" + PEM + "\nafter") == "before\n[redacted:private-key]\nafter"
+
+
+def test_a_truncated_pem_block_is_masked_to_the_end_of_the_text() -> None:
+    text = "my key:\n-----BEGIN EC " + "PRIVATE KEY-----\n" + body(64) + "\n" + body(20)
+    assert redact(text) == "my key:\n[redacted:private-key]"
+
+
+def test_two_secrets_on_one_line_are_both_masked() -> None:
+    text = "gh" + "p_" + body(36) + " and " + "sk-" + body(48)
+    assert redact(text) == "[redacted:github-token] and [redacted:openai-key]"
+
+
+# Text built from secret-shaped pieces and the punctuation around them finds more edge cases
+# than uniformly random characters do.
+FRAGMENTS = [
+    "sk-",
+    "sk-ant-",
+    "gh" + "p_",
+    "github_pat_",
+    "glpat-",
+    "AKIA",
+    "xoxb-",
+    "sk_live_",
+    "AIza",
+    "hf_",
+    "npm_",
+    "eyJ",
+    "Bearer ",
+    "-----BEGIN RSA PRIVATE KEY-----",
+    "-----END RSA PRIVATE KEY-----",
+    "://",
+    "user:",
+    "@host",
+    "API_KEY",
+    "DB_PASSWORD",
+    "=",
+    ": ",
+    ": str = ",
+    '"',
+    "'",
+    "[",
+    "]",
+    "(",
+    "[redacted:",
+    "[redacted:secret]",
+    ".",
+    "_",
+    "-",
+    " ",
+    "\n",
+    "$",
+    "None",
+    body(12),
+    body(40),
+    "ABCDEFGH12345678",
+    "1",
+    "Z",
+]
+secretish_text = st.lists(
+    st.one_of(st.sampled_from(FRAGMENTS), st.text(max_size=4)), max_size=30
+).map("".join)
+
+
+@given(st.one_of(st.text(), secretish_text))
+def test_redact_never_raises_and_is_idempotent(text: str) -> None:
+    once = redact(text)
+    assert redact(once) == once
+
+
+@given(st.text())
+def test_redact_changes_text_only_by_masking(text: str) -> None:
+    out = redact(text)
+    assert out == text or "[redacted:" in out
+
+
+HOSTILE = {
+    "a": "a" * 1_000_000,
+    "begin": "-----BEGIN" * 100_000,
+    "sk": "sk-" * 300_000,
+    "url": "://" + "a:" * 400_000,
+    "jwt": "eyJ" + "a." * 300_000,
+    "upper": "A" * 1_000_000,
+    "env": "API_KEY=" * 125_000,
+    "env-colon": "KEY: " * 200_000,
+    "env-quote": 'API_KEY="' + "a" * 1_000_000,
+    "bearer": "Bearer " * 140_000,
+    "bearer-long": "Bearer " + "a" * 1_000_000,
+    "pem-open": "-----BEGIN PRIVATE KEY-----" + "-----END " * 110_000,
+    "jwt-segments": "eyJaaaaaaaaaaaa." * 62_500,
+    "url-many": "a://" * 250_000,
+}
+
+
+@pytest.mark.parametrize("text", HOSTILE.values(), ids=HOSTILE.keys())
+def test_hostile_megabyte_is_redacted_quickly(text: str) -> None:
+    started = time.perf_counter()
+    redact(text)
+    assert time.perf_counter() - started < 2.0
