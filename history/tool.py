@@ -1,0 +1,275 @@
+"""`recall_history`: the agent's way into its own earlier turns, as one function-calling tool.
+
+`run` takes Python values, `call` takes the raw JSON arguments a model sent; both answer with
+text for the model, and a bad argument is one `error: ...` line saying how to fix the call.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from history.projects import project_key
+from history.query import excerpt, terms
+
+if TYPE_CHECKING:
+    from history.domain import Hit
+    from history.index import HistoryIndex
+
+log = logging.getLogger(__name__)
+
+NAME = "recall_history"
+TAINT_LINE = "[this turn read untrusted content — weigh its answer accordingly]"
+QUOTING_LINE = "[this turn quoted earlier recall_history results]"
+MAX_K = 10
+MAX_DAYS = 36_500
+MAX_FETCH = 160  # turns read to find k that did not themselves quote recall_history
+OUTPUT_LIMIT = 4_000  # characters, whatever k is and however long the stored turns are
+ASKED_MAX, ANSWERED_MAX, FILES_MAX = 300, 500, 200  # widths when the budget allows
+DAYS_HINT = "a positive whole number of days (e.g. 14), or left out to search all history"
+
+DESCRIPTION = (
+    "Search the history of earlier coding turns in this project: what the user asked, what was "
+    "answered, which files were read and edited. It covers turns that have been trimmed out of "
+    "this conversation's context and turns of earlier conversations. Use it when the user refers "
+    "to past work ('what did we decide about the login function two weeks ago?', 'the bug we "
+    "fixed last week') or before redoing something that may have been settled already. It is not "
+    "a memory store of saved facts: it returns dated excerpts of past turns, best match first, "
+    "with their conversation ids. Search with distinctive words (function, file, error or topic "
+    "names); any word may match and common words are ignored. Read-only."
+)
+
+PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "query": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Words to look for, e.g. 'login function' or 'auth.py token refresh'.",
+        },
+        "days": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": MAX_DAYS,
+            "description": "Only turns asked in the last N days. Leave out to search all history.",
+        },
+        "k": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": MAX_K,
+            "default": 5,
+            "description": "How many turns to return, best first (1 to 10).",
+        },
+        "everywhere": {
+            "type": "boolean",
+            "default": False,
+            "description": "Search the turns of every project, not only this one.",
+        },
+    },
+    "required": ["query"],
+    "additionalProperties": False,
+}
+
+
+MCP_ANNOTATIONS = {
+    "title": "Recall history",
+    "readOnlyHint": True,
+    "destructiveHint": False,
+    "idempotentHint": True,
+    "openWorldHint": False,
+}
+
+
+class _BadArgument(ValueError):
+    pass
+
+
+def _show(value: object) -> str:
+    try:
+        shown = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        shown = repr(value)
+    return _clip(shown, 40)
+
+
+def _clip(text: str, width: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def _quoted(query: str) -> str:
+    return f'"{_clip(query, 60)}"'
+
+
+def _tail(path: str, width: int) -> str:
+    return path if len(path) <= width else "…" + path[-(width - 1) :]
+
+
+def _whole(name: str, value: object, high: int, hint: str) -> int:
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)  # JSON has one number type: 14.0 is 14
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= high:
+        raise _BadArgument(f"{name} must be {hint}; got {_show(value)}.")
+    return value
+
+
+def _file_line(label: str, paths: Sequence[str], width: int) -> str:
+    """`label: a, b +N more`, as many paths as fit in about `width` characters."""
+    shown: list[str] = []
+    used = len(label) + 2
+    for i, path in enumerate(paths):
+        more = f" +{len(paths) - i - 1} more" if i < len(paths) - 1 else ""
+        item = _tail(path, 60 if shown else max(16, min(60, width - used - len(more))))
+        if shown and used + len(item) + 2 + len(more) > width:
+            break
+        shown.append(item)
+        used += len(item) + 2
+    rest = len(paths) - len(shown)
+    return f"{label}: {', '.join(shown)}" + (f" +{rest} more" if rest else "")
+
+
+class RecallHistoryTool:
+    name = NAME
+    description = DESCRIPTION
+    parameters = PARAMETERS
+    read_only = True
+
+    def __init__(self, index: HistoryIndex, project: str) -> None:
+        self.index = index
+        self.project = project_key(project)
+
+    def spec(self, flavor: str) -> dict[str, Any]:
+        """The tool definition each API accepts (tests/test_tool.py names the sources)."""
+        about: dict[str, Any] = {"name": NAME, "description": DESCRIPTION}
+        if flavor == "openai":  # Chat Completions: the function nested under "function"
+            return {"type": "function", "function": {**about, "parameters": PARAMETERS}}
+        if flavor == "openai-responses":  # flat; `strict` defaults to true there, and strict
+            # mode wants every property required, so this schema with optional ones opts out.
+            return {"type": "function", **about, "parameters": PARAMETERS, "strict": False}
+        if flavor == "anthropic":
+            return {**about, "input_schema": PARAMETERS}
+        if flavor == "mcp":
+            return {**about, "inputSchema": PARAMETERS, "annotations": MCP_ANNOTATIONS}
+        raise ValueError(f"unknown flavor {flavor!r}: openai, openai-responses, anthropic or mcp")
+
+    def call(self, arguments: object) -> str:
+        """Run with the raw JSON arguments of a tool call; bad ones get one `error:` line."""
+        if not isinstance(arguments, Mapping):
+            return 'error: arguments must be a JSON object, e.g. {"query": "login function"}.'
+        unknown = sorted(str(key) for key in arguments if key not in PARAMETERS["properties"])
+        if unknown:
+            names = ", ".join(map(_show, unknown))
+            return f"error: unknown argument {names}; {NAME} takes query, days, k and everywhere."
+        if "query" not in arguments:
+            return 'error: query is missing; pass the words to look for, e.g. {"query": "login"}.'
+        k, everywhere = arguments.get("k"), arguments.get("everywhere")  # null: the default
+        k, everywhere = 5 if k is None else k, False if everywhere is None else everywhere
+        return self.run(arguments["query"], arguments.get("days"), k, everywhere)
+
+    def run(self, query: str, days: int | None = None, k: int = 5, everywhere: bool = False) -> str:
+        try:
+            return self._answer(query, days, k, everywhere)
+        except _BadArgument as bad:
+            return f"error: {bad}"
+        except Exception as exc:  # a model gets one line, never a traceback
+            log.exception("recall_history failed")
+            return f"error: the history could not be searched ({type(exc).__name__}); go on."
+
+    def _answer(self, query: object, days: object, k: object, everywhere: object) -> str:
+        if not isinstance(query, str) or not query.strip():
+            raise _BadArgument(
+                f'query must be words to look for, e.g. "login"; got {_show(query)}.'
+            )
+        if not (words := terms(query)):
+            raise _BadArgument(
+                f"query {_show(query)} has no word to search for (common words like 'the' are "
+                "ignored); add a distinctive one: a function, file, error or topic name."
+            )
+        if days is not None:
+            days = _whole("days", days, MAX_DAYS, DAYS_HINT)
+        k = _whole("k", k, MAX_K, f"a whole number from 1 to {MAX_K} (default 5)")
+        if not isinstance(everywhere, bool):
+            raise _BadArgument(f"everywhere must be true or false; got {_show(everywhere)}.")
+        found = self._search(query, None if everywhere else self.project, days, k)
+        hits = sorted(found, key=lambda hit: NAME in hit.tools)[:k]  # stable: rank kept
+        if not hits:
+            return self._nothing(_quoted(query), days, everywhere)
+        scope = "every project" if everywhere else f"this project ({self.project})"
+        window = f", last {days} days" if days is not None else ""
+        verb = "turn matches" if len(hits) == 1 else "turns match"
+        header = f"{len(hits)} earlier {verb} {_quoted(query)} in {scope}{window}; best first."
+        if len(found) > k:
+            header += " More match: " + ("add words to narrow." if k == MAX_K else "raise k.")
+        budget = (OUTPUT_LIMIT - len(header)) // len(hits) - 2
+        now = datetime.now().astimezone()
+        blocks = (
+            self._block(i, hit, words, budget, now, everywhere) for i, hit in enumerate(hits, 1)
+        )
+        return "\n\n".join([header, *blocks])
+
+    def _search(self, query: str, project: str | None, days: int | None, k: int) -> list[Hit]:
+        """A turn that ran recall_history quotes older turns and outranks them: ask for more
+        until k others are in hand (or there are no more), so they can be shown first."""
+        fetch = 3 * k
+        while True:
+            found = self.index.search(query, project=project, days=days, k=fetch)
+            others = sum(1 for hit in found if NAME not in hit.tools)
+            if others >= k or len(found) < fetch or fetch >= MAX_FETCH:
+                return found
+            fetch = min(4 * fetch, MAX_FETCH)
+
+    def _nothing(self, query: str, days: int | None, everywhere: bool) -> str:
+        """Three different nothings, each saying what to do next."""
+        where = "any project" if everywhere else f"this project ({self.project})"
+        if self.index.count(None if everywhere else self.project) == 0:
+            return (
+                f"Nothing recorded yet in {where}: no earlier turn has been saved, so there is "
+                "nothing to search. Answer from this conversation and the code itself"
+                + ("." if everywhere else ", or pass everywhere=true to search other projects.")
+            )
+        if days is not None:
+            return (
+                f"No turn in {where} from the last {days} days matches {query}. An older turn "
+                "may match: call again without days to search all of the history."
+            )
+        return (
+            f"No earlier turn in {where} matches {query}. Try other words (a function, file "
+            "or error name)" + ("." if everywhere else ", or everywhere=true for every project.")
+        )
+
+    def _block(
+        self, n: int, hit: Hit, words: list[str], budget: int, now: datetime, everywhere: bool
+    ) -> str:
+        when = hit.asked_at.astimezone()
+        age = (now.date() - when.date()).days
+        ago = "today" if age <= 0 else "yesterday" if age == 1 else f"{age} days ago"
+        lines = [f"[{n}] {when:%Y-%m-%d %H:%M} ({ago}) · conversation {_clip(hit.session_id, 64)}"]
+        if hit.tainted:
+            lines.append(TAINT_LINE)
+        if NAME in hit.tools:
+            lines.append(QUOTING_LINE)
+        if everywhere and hit.project != self.project:
+            lines.append(f"project: {_tail(hit.project, 80)}")
+        prefix = hit.project.rstrip("/") + "/"
+        edited = list(dict.fromkeys(path.removeprefix(prefix) for path in hit.edited))
+        files = dict.fromkeys(path.removeprefix(prefix) for path in hit.files)
+        for path in edited:
+            files.pop(path, None)
+        read = list(files)
+        # What is left after the must-have lines: a fifth for each file list, the rest excerpts.
+        room = budget - sum(len(line) + 1 for line in lines) - 24  # labels, newlines, ellipses
+        listed = [
+            _file_line(label, paths, min(FILES_MAX, room // 5))
+            for label, paths in (("edited", edited), ("read", read))
+            if paths
+        ]
+        room -= sum(len(line) + 1 for line in listed)
+        asked_width = max(30, min(ASKED_MAX, room * 2 // 5))
+        lines.append(f"asked: {excerpt(hit.asked, words, asked_width)}")
+        answered_width = max(40, min(ANSWERED_MAX, room - asked_width))
+        lines.append(f"answered: {excerpt(hit.answered, words, answered_width)}")
+        block = "\n".join([*lines, *listed])
+        return block if len(block) <= budget else block[: budget - 1] + "…"

@@ -1,0 +1,94 @@
+"""`recall mcp` as an agent mounts it: the SDK's own client, over stdio, to a spawned server."""
+
+from __future__ import annotations
+
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp.client import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp_types import CallToolResult, TextContent
+
+from history import HistoryIndex
+from history.tool import RecallHistoryTool
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    """A home the test fills through HistoryIndex before the server opens it."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (tmp_path / "proj").mkdir()
+    index = HistoryIndex.open(home / "history.db")
+    index.record(
+        turn_id="t1",
+        session_id="conv-1",
+        project=str(tmp_path / "proj"),
+        asked="What did we decide about the login function?",
+        answered="Refresh the token before validating the session.",
+        files=["src/auth.py", "src/db.py"],
+        edited=["src/auth.py"],
+        asked_at=datetime.now(UTC) - timedelta(days=14),
+    )
+    index.close()
+    return home
+
+
+def text_of(result: CallToolResult) -> str:
+    assert len(result.content) == 1 and isinstance(result.content[0], TextContent)
+    return result.content[0].text
+
+
+def test_an_agent_lists_the_tool_calls_it_and_gets_errors_as_tool_errors(
+    home: Path, tmp_path: Path
+) -> None:
+    project = str(tmp_path / "proj")
+    server = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "history.mcp_server", "--project", project],
+        env={"RECALL_HOME": str(home)},
+        cwd=str(tmp_path),
+    )
+    seen: dict[str, Any] = {}
+
+    async def session() -> None:
+        with anyio.fail_after(30):
+            await talk()
+
+    async def talk() -> None:
+        async with Client(server, read_timeout_seconds=20) as client:
+            seen["tools"] = (await client.list_tools()).tools
+            seen["good"] = await client.call_tool("recall_history", {"query": "login function"})
+            seen["bad"] = await client.call_tool("recall_history", {"query": "login", "k": 0})
+            seen["unknown"] = await client.call_tool("recall_history", {"q": "login"})
+            seen["again"] = await client.call_tool("recall_history", {"query": "token", "days": 30})
+
+    anyio.run(session)
+
+    index = HistoryIndex.open(home / "history.db")
+    tool = RecallHistoryTool(index, project)
+    try:
+        [listed] = seen["tools"]
+        assert listed.name == "recall_history" and listed.description == tool.description
+        assert listed.input_schema == tool.parameters
+        assert listed.annotations is not None and listed.annotations.read_only_hint is True
+
+        assert seen["good"].is_error is not True
+        assert text_of(seen["good"]) == tool.run("login function")
+        assert "edited: src/auth.py" in text_of(seen["good"])
+
+        for bad, expected in (
+            (seen["bad"], tool.run("login", k=0)),
+            (seen["unknown"], tool.call({"q": "login"})),
+        ):
+            assert bad.is_error is True
+            assert text_of(bad) == expected and expected.startswith("error: ")
+
+        assert seen["again"].is_error is not True  # still serving after the errors
+        assert text_of(seen["again"]) == tool.run("token", days=30)
+    finally:
+        index.close()
