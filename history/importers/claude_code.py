@@ -1,0 +1,205 @@
+"""Claude Code sessions: `~/.claude/projects/<project-slug>/<sessionId>.jsonl`.
+
+A prompt is a `user` line typed by the person, or a prompt they queued while Claude was busy
+(an `attachment` of type `queued_command`). These `user` lines are not prompts: tool results,
+`isMeta` lines (hook feedback, expanded commands), `isCompactSummary` continuations, sidechain
+(sub-agent) lines, slash-command and local-command wrappers, `!` shell-mode echoes, and
+interruption markers. Work that follows a non-prompt stays with the turn before it.
+
+Sub-agents: their tool calls, files and taint count toward the turn that launched them, both
+when their lines sit inline (`isSidechain`) and when they live in `<session>/subagents/
+agent-<id>.jsonl` or `agent-<id>.jsonl` beside the session. Their text is never the answer.
+`discover` skips sub-agent files, which hold no prompts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from history.importers.base import (
+    ReadReport,
+    TranscriptFormat,
+    TurnDraft,
+    file_time,
+    json_objects,
+    parse_timestamp,
+    sorted_files,
+)
+
+# Line types Claude Code writes; only user, assistant and attachment lines matter here.
+# fmt: off
+KNOWN_TYPES = frozenset({
+    "user", "assistant", "attachment", "system", "summary", "progress", "file-history-snapshot",
+    "queue-operation", "custom-title", "ai-title", "last-prompt", "permission-mode", "mode", "tag",
+    "agent-name", "agent-setting", "pr-link", "worktree-state", "attribution-snapshot",
+    "content-replacement", "speculation-accept", "bridge-session",
+})
+NOT_PROMPTS = (
+    "<command-name>", "<command-message>", "<command-args>", "<local-command-stdout>",
+    "<local-command-stderr>", "<local-command-caveat>", "<bash-input>", "<bash-stdout>",
+    "<bash-stderr>", "<user-memory-input>", "<task-notification>", "[Request interrupted by user",
+    "Caveat: The messages below were generated",
+    "This session is being continued from a previous conversation",
+)
+# fmt: on
+EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
+AGENT_ID = re.compile(r"[\w-]{1,64}")
+
+
+def _blocks(line: dict[str, Any]) -> list[dict[str, Any]]:
+    message = line.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    if isinstance(content, list):
+        return [block for block in content if isinstance(block, dict)]
+    return []
+
+
+class ClaudeCode(TranscriptFormat):
+    name = "claude-code"
+
+    def default_root(self) -> Path:
+        return Path.home() / ".claude" / "projects"
+
+    def discover(self, root: Path) -> Iterator[Path]:
+        for path in sorted_files(root, "*.jsonl"):
+            if path == root or not ("subagents" in path.parts or path.name.startswith("agent-")):
+                yield path
+
+    def read(self, path: Path) -> ReadReport:
+        return _Reader(path).run()
+
+
+class _Reader:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.report = ReadReport()
+        self.current: TurnDraft | None = None
+        self.answer_id: object = None
+
+    def run(self) -> ReadReport:
+        unknown = 0
+        for line in json_objects(self.path, self.report):
+            kind = line.get("type")
+            kind = kind if isinstance(kind, str) else None
+            if kind == "user":
+                self.user(line)
+            elif kind == "assistant":
+                self.assistant(line)
+            elif kind == "attachment":
+                self.attachment(line)
+            elif kind not in KNOWN_TYPES:
+                unknown += 1
+        if unknown:
+            self.report.skipped += unknown
+            self.report.problems.append(
+                f"{unknown} line(s) in {self.path.name} had a type this reader does not know."
+            )
+        self.close()
+        return self.report
+
+    def close(self) -> None:
+        if self.current is not None:
+            self.report.turns.append(self.current.finish())
+        self.current = None
+
+    def start(self, line: dict[str, Any], asked: str) -> None:
+        self.close()
+        session = str(line.get("sessionId") or self.path.stem)
+        mark = line.get("uuid") or f"line-{self.report.lines}"
+        self.current = TurnDraft(
+            turn_id=f"claude-code:{session}:{mark}",
+            session_id=session,
+            project=str(line.get("cwd") or ""),
+            asked=asked,
+            asked_at=parse_timestamp(line.get("timestamp")) or file_time(self.path),
+        )
+        self.answer_id = None
+
+    def user(self, line: dict[str, Any]) -> None:
+        blocks = _blocks(line)
+        if any(block.get("type") == "tool_result" for block in blocks):
+            result = line.get("toolUseResult")
+            if isinstance(result, dict) and not line.get("isSidechain"):
+                self.merge_subagent(result.get("agentId"))
+            return
+        if any(line.get(flag) for flag in ("isSidechain", "isMeta", "isCompactSummary")):
+            return
+        texts = [
+            block["text"].strip()
+            for block in blocks
+            if block.get("type") == "text" and isinstance(block.get("text"), str)
+        ]
+        asked = "\n\n".join(t for t in texts if t and not t.startswith("<system-reminder>"))
+        has_image = any(block.get("type") == "image" for block in blocks)
+        if (asked or has_image) and not asked.startswith(NOT_PROMPTS):
+            self.start(line, asked)
+
+    def attachment(self, line: dict[str, Any]) -> None:
+        item = line.get("attachment")
+        if not isinstance(item, dict) or item.get("type") != "queued_command":
+            return
+        origin = item.get("origin")
+        human = not isinstance(origin, dict) or origin.get("kind") in (None, "human")
+        prompt = item.get("prompt")
+        if (
+            human
+            and item.get("commandMode", "prompt") == "prompt"
+            and isinstance(prompt, str)
+            and prompt.strip()
+            and not prompt.strip().startswith(NOT_PROMPTS)
+            and not line.get("isSidechain")
+        ):
+            self.start(line, prompt.strip())
+
+    def assistant(self, line: dict[str, Any]) -> None:
+        if self.current is None:
+            return
+        message = line.get("message")
+        message_id = message.get("id") if isinstance(message, dict) else None
+        for block in _blocks(line):
+            if block.get("type") == "tool_use":
+                self.tool_use(block)
+                self.answer_id = None
+            elif block.get("type") == "text" and not line.get("isSidechain"):
+                text = block.get("text")
+                if not isinstance(text, str) or not text.strip():
+                    continue
+                if message_id is not None and message_id == self.answer_id:
+                    self.current.answered += "\n\n" + text
+                else:
+                    self.current.answered = text
+                self.answer_id = message_id
+
+    def tool_use(self, block: dict[str, Any]) -> None:
+        name = block.get("name")
+        tool_input = block.get("input")
+        if self.current is None or not isinstance(name, str):
+            return
+        self.current.use_tool(name)
+        if not isinstance(tool_input, dict):
+            return
+        for key in ("file_path", "notebook_path"):
+            if isinstance(tool_input.get(key), str):
+                self.current.touch(tool_input[key], edit=name in EDIT_TOOLS)
+        if name == "Bash" and isinstance(tool_input.get("command"), str):
+            self.current.run_shell(tool_input["command"])
+
+    def merge_subagent(self, agent_id: object) -> None:
+        if self.current is None or not isinstance(agent_id, str):
+            return
+        if not AGENT_ID.fullmatch(agent_id):
+            return
+        name = f"agent-{agent_id}.jsonl"
+        for candidate in (self.path.with_suffix("") / "subagents" / name, self.path.parent / name):
+            if candidate.is_file():
+                for line in json_objects(candidate, ReadReport()):
+                    if line.get("type") == "assistant":
+                        for block in _blocks(line):
+                            if block.get("type") == "tool_use":
+                                self.tool_use(block)
+                return
