@@ -37,3 +37,10 @@ class Hit:
     edited: tuple[str, ...]
     tools: tuple[str, ...]
     score: float
+
+
+@dataclass(frozen=True)
+class UpsertCounts:
+    new: int = 0
+    updated: int = 0
+    unchanged: int = 0

@@ -15,36 +15,13 @@ from sqlalchemy.exc import DatabaseError
 from history import db, fts
 from history.domain import Hit, NewTurn
 from history.home import ensure_private_dir, ensure_private_file, resolve_home
+from history.prepare import MAX_DAYS, RecordCounts, TurnFields, prepare
 from history.projects import project_key
 from history.query import terms
-from history.redact import redact
 from history.repository import TurnRepository
 from history.sqlite_repository import SqliteTurnRepository
 
 log = logging.getLogger(__name__)
-
-# Longer text is cut before it is stored; excerpts never need more.
-MAX_TEXT_CHARS = 64_000
-MAX_PATHS = 1_000
-MAX_PATH_CHARS = 1_000
-# A century: further back than any turn, and still a datetime Python can subtract.
-MAX_DAYS = 36_500
-
-
-def _unique(items: Iterable[str], limit: int) -> tuple[str, ...]:
-    """De-duplicated in first-seen order, redacted, capped: file and tool names."""
-    seen: dict[str, None] = {}
-    for item in items:
-        clean = redact(str(item))[:MAX_PATH_CHARS]
-        if clean:
-            seen.setdefault(clean, None)
-        if len(seen) == limit:
-            break
-    return tuple(seen)
-
-
-def _cap(text: str) -> str:
-    return redact(text)[:MAX_TEXT_CHARS]
 
 
 class HistoryIndex:
@@ -100,20 +77,17 @@ class HistoryIndex:
         Returns False, after logging the turn id (never its text), when the turn was not stored.
         """
         try:
-            when = asked_at or datetime.now(UTC)
-            if when.tzinfo is None:
-                when = when.astimezone()
-            turn = NewTurn(
-                turn_id=str(turn_id),
-                session_id=str(session_id),
-                project=project_key(project),
-                asked_at=when.astimezone(UTC),
-                tainted=bool(tainted),
-                asked=_cap(asked),
-                answered=_cap(answered),
-                files=_unique([*files, *edited], MAX_PATHS),
-                edited=_unique(edited, MAX_PATHS),
-                tools=_unique(tools, MAX_PATHS),
+            turn = prepare(
+                turn_id,
+                session_id,
+                project,
+                asked,
+                answered,
+                files,
+                edited,
+                tools,
+                tainted,
+                asked_at,
             )
             with self._write_lock:
                 self._repository.upsert(turn)
@@ -121,6 +95,54 @@ class HistoryIndex:
             log.warning("turn %s not recorded: %s", turn_id, type(exc).__name__)
             return False
         return True
+
+    def record_many(
+        self, turns: Iterable[TurnFields], include_forgotten: bool = False
+    ) -> RecordCounts:
+        """Store many turns in one transaction (an import). Turns of forgotten sessions are
+        skipped unless `include_forgotten`, which also lifts their tombstones. Never raises:
+        turns that could not be prepared or written are counted as `failed`."""
+        prepared: list[NewTurn] = []
+        failed = 0
+        for item in turns:
+            try:
+                prepared.append(
+                    prepare(
+                        item.turn_id,
+                        item.session_id,
+                        item.project,
+                        item.asked,
+                        item.answered,
+                        item.files,
+                        item.edited,
+                        item.tools,
+                        item.tainted,
+                        item.asked_at,
+                    )
+                )
+            except Exception as exc:
+                log.warning("turn %s not recorded: %s", item.turn_id, type(exc).__name__)
+                failed += 1
+        try:
+            sessions = list(dict.fromkeys(turn.session_id for turn in prepared))
+            with self._write_lock:
+                if include_forgotten:
+                    self._repository.unforget(sessions)
+                    skipped: set[str] = set()
+                else:
+                    skipped = self._repository.forgotten(sessions)
+                kept = [turn for turn in prepared if turn.session_id not in skipped]
+                counts = self._repository.upsert_many(kept)
+        except Exception as exc:
+            log.warning("%d turns not recorded: %s", len(prepared), type(exc).__name__)
+            return RecordCounts(failed=failed + len(prepared))
+        return RecordCounts(
+            new=counts.new,
+            updated=counts.updated,
+            unchanged=counts.unchanged,
+            forgotten=len(prepared) - len(kept),
+            failed=failed,
+        )
 
     def search(
         self, query: str, project: str | None = None, days: int | None = None, k: int = 5
@@ -150,6 +172,10 @@ class HistoryIndex:
     def forget_sessions(self, session_ids: Iterable[str]) -> int:
         with self._write_lock:
             return self._repository.delete_sessions(list(dict.fromkeys(session_ids)))
+
+    def session_ids(self, project: str | None = None) -> list[str]:
+        """The conversations recorded (in `project`, or in every project)."""
+        return self._repository.session_ids(project_key(project) if project is not None else None)
 
     def forget_project(self, project: str) -> int:
         with self._write_lock:

@@ -66,3 +66,12 @@ class Turn(Base):
         Index("ix_turns_project_asked_at", "project", "asked_at"),
         Index("ix_turns_asked_at", "asked_at"),
     )
+
+
+class ForgottenSession(Base):
+    """A conversation the user deleted; importers skip it unless asked to bring it back."""
+
+    __tablename__ = "forgotten_sessions"
+
+    session_id: Mapped[str] = mapped_column(String, primary_key=True)
+    forgotten_at: Mapped[datetime] = mapped_column(UtcDateTime)

@@ -6,13 +6,17 @@ import abc
 from collections.abc import Sequence
 from datetime import datetime
 
-from history.domain import Hit, NewTurn
+from history.domain import Hit, NewTurn, UpsertCounts
 
 
 class TurnRepository(abc.ABC):
     @abc.abstractmethod
     def upsert(self, turn: NewTurn) -> None:
         """Store the turn, replacing the one with the same `turn_id`."""
+
+    @abc.abstractmethod
+    def upsert_many(self, turns: Sequence[NewTurn]) -> UpsertCounts:
+        """Store turns in one transaction; rows already holding the same values are not touched."""
 
     @abc.abstractmethod
     def search(
@@ -24,8 +28,20 @@ class TurnRepository(abc.ABC):
     def count(self, project: str | None) -> int: ...
 
     @abc.abstractmethod
-    def delete_sessions(self, session_ids: Sequence[str]) -> int:
-        """Remove those sessions' turns; the number removed."""
+    def session_ids(self, project: str | None) -> list[str]: ...
 
     @abc.abstractmethod
-    def delete_project(self, project: str) -> int: ...
+    def delete_sessions(self, session_ids: Sequence[str]) -> int:
+        """Remove those sessions' turns and remember them as forgotten; the number removed."""
+
+    @abc.abstractmethod
+    def delete_project(self, project: str) -> int:
+        """Remove the project's turns, remembering its sessions as forgotten."""
+
+    @abc.abstractmethod
+    def forgotten(self, session_ids: Sequence[str]) -> set[str]:
+        """Those of `session_ids` that were forgotten."""
+
+    @abc.abstractmethod
+    def unforget(self, session_ids: Sequence[str]) -> None:
+        """Let those sessions be imported again."""

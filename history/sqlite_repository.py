@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from datetime import datetime
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import (
     ColumnElement,
+    Connection,
     Engine,
     and_,
     column,
@@ -19,12 +20,12 @@ from sqlalchemy import (
     table,
     text,
 )
-from sqlalchemy.dialects.sqlite import insert
+from sqlalchemy.dialects.sqlite import Insert, insert
 
 from history import fts
 from history.db import writer
-from history.domain import Hit, NewTurn
-from history.models import Turn
+from history.domain import Hit, NewTurn, UpsertCounts
+from history.models import ForgottenSession, Turn
 from history.query import fts_match, words
 from history.ranking import COLUMN_WEIGHTS, bm25_scores
 from history.repository import TurnRepository
@@ -43,6 +44,24 @@ _COLUMNS = (
     Turn.edited,
     Turn.tools,
 )
+
+
+def _upsert_statement() -> Insert:
+    # An upsert, never INSERT OR REPLACE: REPLACE deletes without firing turns_ad and would
+    # leave the old row's terms in the index.
+    statement = insert(Turn)
+    updated = [column.key for column in _COLUMNS if column.key != "turn_id"]
+    return statement.on_conflict_do_update(
+        index_elements=[Turn.turn_id], set_={key: statement.excluded[key] for key in updated}
+    )
+
+
+_UPSERT = _upsert_statement()
+
+
+def _chunks(items: Sequence[str], size: int = 500) -> Iterator[list[str]]:
+    for start in range(0, len(items), size):
+        yield list(items[start : start + size])
 
 
 def _row_values(turn: NewTurn) -> dict[str, Any]:
@@ -93,16 +112,25 @@ class SqliteTurnRepository(TurnRepository):
         self.full_text = full_text
 
     def upsert(self, turn: NewTurn) -> None:
-        values = _row_values(turn)
-        # An upsert, never INSERT OR REPLACE: REPLACE deletes without firing turns_ad and would
-        # leave the old row's terms in the index.
-        statement = insert(Turn).values(values)
-        statement = statement.on_conflict_do_update(
-            index_elements=[Turn.turn_id],
-            set_={key: statement.excluded[key] for key in values if key != "turn_id"},
-        )
         with self._writer.begin() as conn:
-            conn.execute(statement)
+            conn.execute(_UPSERT, _row_values(turn))
+
+    def upsert_many(self, turns: Sequence[NewTurn]) -> UpsertCounts:
+        rows = {turn.turn_id: _row_values(turn) for turn in turns}  # the last of a duplicate wins
+        with self._writer.begin() as conn:
+            stored: dict[str, tuple[Any, ...]] = {}
+            for chunk in _chunks(list(rows)):
+                found = conn.execute(select(*_COLUMNS).where(Turn.turn_id.in_(chunk)))
+                stored.update({row[0]: tuple(row) for row in found})
+            changed = [
+                values
+                for turn_id, values in rows.items()
+                if stored.get(turn_id) != tuple(values[c.key] for c in _COLUMNS)
+            ]
+            if changed:
+                conn.execute(_UPSERT, changed)
+        new = len(rows.keys() - stored.keys())
+        return UpsertCounts(new=new, updated=len(changed) - new, unchanged=len(rows) - len(changed))
 
     def search(
         self, terms: Sequence[str], project: str | None, since: datetime | None, k: int
@@ -159,17 +187,48 @@ class SqliteTurnRepository(TurnRepository):
         with self.engine.connect() as conn:
             return int(conn.execute(statement).scalar_one())
 
+    def session_ids(self, project: str | None) -> list[str]:
+        statement = select(Turn.session_id).where(*_scope(project, None)).distinct()
+        with self.engine.connect() as conn:
+            return sorted(conn.execute(statement).scalars())
+
     def delete_sessions(self, session_ids: Sequence[str]) -> int:
-        removed = 0
         with self._writer.begin() as conn:
-            for start in range(0, len(session_ids), 500):
-                chunk = list(session_ids[start : start + 500])
-                removed += conn.execute(delete(Turn).where(Turn.session_id.in_(chunk))).rowcount
-        return removed
+            return _delete_sessions(conn, session_ids)
 
     def delete_project(self, project: str) -> int:
         with self._writer.begin() as conn:
-            return conn.execute(delete(Turn).where(Turn.project == project)).rowcount
+            sessions = select(Turn.session_id).where(Turn.project == project).distinct()
+            return _delete_sessions(conn, list(conn.execute(sessions).scalars()), project)
+
+    def forgotten(self, session_ids: Sequence[str]) -> set[str]:
+        found: set[str] = set()
+        with self.engine.connect() as conn:
+            for chunk in _chunks(session_ids):
+                tombstones = select(ForgottenSession.session_id).where(
+                    ForgottenSession.session_id.in_(chunk)
+                )
+                found.update(conn.execute(tombstones).scalars())
+        return found
+
+    def unforget(self, session_ids: Sequence[str]) -> None:
+        with self._writer.begin() as conn:
+            for chunk in _chunks(session_ids):
+                conn.execute(delete(ForgottenSession).where(ForgottenSession.session_id.in_(chunk)))
+
+
+def _delete_sessions(
+    conn: Connection, session_ids: Sequence[str], project: str | None = None
+) -> int:
+    """Delete the sessions' turns (of `project` only, when given) and leave tombstones."""
+    removed = 0
+    now = datetime.now(UTC)
+    for chunk in _chunks(session_ids):
+        doomed = delete(Turn).where(Turn.session_id.in_(chunk), *_scope(project, None))
+        removed += conn.execute(doomed).rowcount
+        tombstones = insert(ForgottenSession).on_conflict_do_nothing()
+        conn.execute(tombstones, [{"session_id": s, "forgotten_at": now} for s in chunk])
+    return removed
 
 
 def _newest_first(row: Any) -> float:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from history.domain import Hit, NewTurn
+from history.domain import Hit, NewTurn, UpsertCounts
 from history.query import words
 from history.repository import TurnRepository
 
@@ -13,9 +13,24 @@ from history.repository import TurnRepository
 class FakeTurnRepository(TurnRepository):
     def __init__(self) -> None:
         self.turns: dict[str, NewTurn] = {}
+        self.tombstones: set[str] = set()
 
     def upsert(self, turn: NewTurn) -> None:
         self.turns[turn.turn_id] = turn
+
+    def upsert_many(self, turns: Sequence[NewTurn]) -> UpsertCounts:
+        new = updated = unchanged = 0
+        for turn in turns:
+            old = self.turns.get(turn.turn_id)
+            new, updated, unchanged = (
+                (new + 1, updated, unchanged)
+                if old is None
+                else (new, updated, unchanged + 1)
+                if old == turn
+                else (new, updated + 1, unchanged)
+            )
+            self.turns[turn.turn_id] = turn
+        return UpsertCounts(new, updated, unchanged)
 
     def search(
         self, terms: Sequence[str], project: str | None, since: datetime | None, k: int
@@ -36,7 +51,11 @@ class FakeTurnRepository(TurnRepository):
     def count(self, project: str | None) -> int:
         return sum(1 for t in self.turns.values() if project is None or t.project == project)
 
+    def session_ids(self, project: str | None) -> list[str]:
+        return sorted({t.session_id for t in self.turns.values() if project in (None, t.project)})
+
     def delete_sessions(self, session_ids: Sequence[str]) -> int:
+        self.tombstones.update(session_ids)
         doomed = [key for key, t in self.turns.items() if t.session_id in set(session_ids)]
         for key in doomed:
             del self.turns[key]
@@ -44,9 +63,16 @@ class FakeTurnRepository(TurnRepository):
 
     def delete_project(self, project: str) -> int:
         doomed = [key for key, t in self.turns.items() if t.project == project]
+        self.tombstones.update(self.turns[key].session_id for key in doomed)
         for key in doomed:
             del self.turns[key]
         return len(doomed)
+
+    def forgotten(self, session_ids: Sequence[str]) -> set[str]:
+        return self.tombstones.intersection(session_ids)
+
+    def unforget(self, session_ids: Sequence[str]) -> None:
+        self.tombstones.difference_update(session_ids)
 
 
 class BrokenTurnRepository(FakeTurnRepository):

@@ -173,7 +173,7 @@ def test_lists_are_deduplicated_in_order_and_edited_files_count_as_files(
 
 
 def test_long_text_is_capped(any_index: HistoryIndex) -> None:
-    from history.index import MAX_TEXT_CHARS
+    from history.prepare import MAX_TEXT_CHARS
 
     add(any_index, "t", answered="login " * 50_000)
     (hit,) = any_index.search("login")
@@ -254,3 +254,59 @@ def test_rerecording_a_turn_leaves_no_stale_index_rows(index: HistoryIndex) -> N
         docsize = conn.execute(text("SELECT count(*) FROM turns_fts_docsize")).scalar_one()
         conn.execute(text(fts.integrity_check_statement()))
     assert docsize == index.count() == 1
+
+
+def test_record_many_counts_new_updated_unchanged_and_forgotten(any_index: HistoryIndex) -> None:
+    from history.importers.base import ImportedTurn
+
+    def turn(turn_id: str, session: str, asked: str) -> ImportedTurn:
+        return ImportedTurn(
+            turn_id=turn_id,
+            session_id=session,
+            project="/work/shop",
+            asked=asked,
+            answered="ok",
+            files=("a.py",),
+            edited=(),
+            tools=("read_file",),
+            tainted=False,
+            asked_at=NOW - timedelta(days=1),
+        )
+
+    first = [turn("t1", "s1", "login flow"), turn("t2", "s1", "cache"), turn("t3", "s2", "css")]
+    counts = any_index.record_many(first)
+    assert (counts.new, counts.updated, counts.unchanged) == (3, 0, 0)
+    again = any_index.record_many([*first[:2], turn("t3", "s2", "css grid"), turn("t4", "s2", "x")])
+    assert (again.new, again.updated, again.unchanged) == (1, 1, 2)
+
+    assert any_index.forget_session("s1") == 2
+    skipped = any_index.record_many(first)
+    assert (skipped.new, skipped.forgotten) == (0, 2)
+    assert ids(any_index.search("login")) == []
+    brought_back = any_index.record_many(first, include_forgotten=True)
+    assert brought_back.new == 2 and ids(any_index.search("login")) == ["t1"]
+    assert any_index.session_ids("/work/shop") == ["s1", "s2"]
+
+
+def test_forgetting_a_project_stops_imports_bringing_its_sessions_back(
+    any_index: HistoryIndex,
+) -> None:
+    add(any_index, "t1", session_id="s1")
+    assert any_index.forget_project("/work/shop") == 1
+    assert any_index.session_ids() == []
+    from history.importers.base import ImportedTurn
+
+    again = ImportedTurn(
+        turn_id="t1",
+        session_id="s1",
+        project="/work/shop",
+        asked="login",
+        answered="",
+        files=(),
+        edited=(),
+        tools=(),
+        tainted=False,
+        asked_at=NOW,
+    )
+    assert any_index.record_many([again]).forgotten == 1
+    assert any_index.count() == 0

@@ -45,7 +45,7 @@ def test_a_failing_redactor_writes_nothing(monkeypatch: pytest.MonkeyPatch) -> N
     def explode(text: str) -> str:
         raise RuntimeError("redactor bug")
 
-    monkeypatch.setattr("history.index.redact", explode)
+    monkeypatch.setattr("history.prepare.redact", explode)
     assert not index.record(turn_id="t", session_id="s", project="/p", asked="a", answered="b")
     assert store.turns == {}
 

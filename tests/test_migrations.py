@@ -39,7 +39,7 @@ def test_upgrade_from_empty_creates_table_index_and_triggers(engine: Engine) -> 
     assert {"turns", "turns_fts", "turns_ai", "turns_ad", "turns_au"} <= tables(engine)
     indexes = {ix["name"] for ix in inspect(engine).get_indexes("turns")}
     assert indexes == {"ix_turns_session_id", "ix_turns_project_asked_at", "ix_turns_asked_at"}
-    assert revision(engine) == "0002_turns_fts"
+    assert revision(engine) == "0003_forgotten_sessions"
 
 
 def test_update_trigger_fires_only_on_indexed_columns(engine: Engine) -> None:
@@ -97,7 +97,7 @@ def test_without_fts5_the_migration_creates_no_virtual_table(
     monkeypatch.setattr(fts, "fts5_available", lambda conn: False)
     db.upgrade(engine)
     assert "turns_fts" not in tables(engine)
-    assert revision(engine) == "0002_turns_fts"
+    assert revision(engine) == "0003_forgotten_sessions"
     db.downgrade(engine, "base")
 
 
