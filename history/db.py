@@ -5,13 +5,14 @@ from __future__ import annotations
 import os
 import sqlite3
 from pathlib import Path
+from types import ModuleType
 
+from alembic import command
 from alembic.config import Config
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import ConnectionPoolEntry
 
-from alembic import command
 from history.query import fold
 
 BUSY_TIMEOUT_MS = 5_000
@@ -26,9 +27,21 @@ def database_url(target: str | os.PathLike[str]) -> str:
     return f"sqlite:///{Path(raw).expanduser().resolve()}"
 
 
+def sqlite_driver() -> ModuleType:
+    """The DB-API module for SQLite: sqlean.py's, which bundles a current SQLite (FTS5's
+    secure-delete needs 3.42; forgetting without it costs a full index rewrite), else the
+    standard library's."""
+    try:
+        import sqlean.dbapi2 as driver
+    except ImportError:  # pragma: no cover - sqlean.py is a dependency; this is a safety net
+        import sqlite3.dbapi2 as driver
+    return driver
+
+
 def create_sqlite_engine(url: str, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> Engine:
     engine = create_engine(
         url,
+        module=sqlite_driver(),
         # Bound values are turn text: never in an exception message or a log line.
         hide_parameters=True,
         connect_args={"check_same_thread": False, "timeout": busy_timeout_ms / 1000},

@@ -73,3 +73,21 @@ def optimize_statement() -> str:
 
 def integrity_check_statement() -> str:
     return f"INSERT INTO {FTS_TABLE}({FTS_TABLE}, rank) VALUES ('integrity-check', 1)"
+
+
+def secure_delete_supported(conn: Connection) -> bool:
+    """FTS5's `secure-delete` option (SQLite 3.42+) removes a deleted row's terms from the index
+    at once, instead of leaving them in old segments until a merge."""
+    version = conn.exec_driver_sql("SELECT sqlite_version()").scalar_one()
+    return tuple(int(part) for part in str(version).split(".")[:2]) >= (3, 42)
+
+
+def secure_delete_enabled(conn: Connection) -> bool:
+    found = conn.exec_driver_sql(
+        f"SELECT v FROM {FTS_TABLE}_config WHERE k = 'secure-delete'"
+    ).scalar()
+    return bool(found)
+
+
+def enable_secure_delete_statement() -> str:
+    return f"INSERT INTO {FTS_TABLE}({FTS_TABLE}, rank) VALUES ('secure-delete', 1)"

@@ -33,16 +33,21 @@ class HistoryIndex:
         self._write_lock = threading.Lock()
         self._closed = False
         self.full_text = full_text
+        self.purge_pending = False
 
     @classmethod
-    def open(cls, target: str | os.PathLike[str]) -> HistoryIndex:
-        """Open (creating and migrating to head) the index at a path or SQLAlchemy URL."""
+    def open(
+        cls, target: str | os.PathLike[str], busy_timeout_ms: int = db.BUSY_TIMEOUT_MS
+    ) -> HistoryIndex:
+        """Open (creating and migrating to head) the index at a path or SQLAlchemy URL.
+
+        `busy_timeout_ms` bounds how long a write waits for another writer's lock."""
         url = db.database_url(target)
         path = db.sqlite_path(url)
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             ensure_private_file(path)
-        engine = db.create_sqlite_engine(url)
+        engine = db.create_sqlite_engine(url, busy_timeout_ms)
         try:
             db.upgrade(engine)
         except DatabaseError:
@@ -51,11 +56,15 @@ class HistoryIndex:
             engine.dispose()
             _move_aside(path)
             ensure_private_file(path)
-            engine = db.create_sqlite_engine(url)
+            engine = db.create_sqlite_engine(url, busy_timeout_ms)
             db.upgrade(engine)
-        with engine.connect() as conn:
+        with db.writer(engine).begin() as conn:
             full_text = fts.fts5_available(conn) and fts.fts_exists(conn)
-        return cls(SqliteTurnRepository(engine, full_text), full_text, engine)
+            secure_delete = full_text and fts.secure_delete_supported(conn)
+            if secure_delete and not fts.secure_delete_enabled(conn):
+                conn.exec_driver_sql(fts.enable_secure_delete_statement())
+        repository = SqliteTurnRepository(engine, full_text, secure_delete)
+        return cls(repository, full_text, engine)
 
     def record(
         self,
@@ -91,6 +100,7 @@ class HistoryIndex:
             )
             with self._write_lock:
                 self._repository.upsert(turn)
+                self._purge(0)
         except Exception as exc:
             log.warning("turn %s not recorded: %s", turn_id, type(exc).__name__)
             return False
@@ -167,11 +177,15 @@ class HistoryIndex:
         return self._repository.count(project_key(project) if project is not None else None)
 
     def forget_session(self, session_id: str) -> int:
+        """Forget a conversation: its turns leave search results and the database file's bytes,
+        and later imports leave it forgotten. Returns the number of turns removed."""
         return self.forget_sessions([session_id])
 
     def forget_sessions(self, session_ids: Iterable[str]) -> int:
         with self._write_lock:
-            return self._repository.delete_sessions(list(dict.fromkeys(session_ids)))
+            removed = self._repository.delete_sessions(list(dict.fromkeys(session_ids)))
+            self._purge(removed)
+        return removed
 
     def session_ids(self, project: str | None = None) -> list[str]:
         """The conversations recorded (in `project`, or in every project)."""
@@ -179,7 +193,25 @@ class HistoryIndex:
 
     def forget_project(self, project: str) -> int:
         with self._write_lock:
-            return self._repository.delete_project(project_key(project))
+            removed = self._repository.delete_project(project_key(project))
+            self._purge(removed)
+        return removed
+
+    def _purge(self, removed: int) -> None:
+        """Scrub what was deleted out of the file; if a reader's snapshot holds it back, say so
+        and try again on the next write."""
+        if not removed and not self.purge_pending:
+            return
+        try:
+            self.purge_pending = not self._repository.purge()
+        except Exception as exc:
+            log.warning("scrubbing forgotten turns failed: %s", type(exc).__name__)
+            self.purge_pending = True
+        if self.purge_pending:
+            log.warning(
+                "forgotten turns are out of search results, but a reader still holds an older "
+                "snapshot: the file is scrubbed on the next write"
+            )
 
     @property
     def engine(self) -> Engine | None:

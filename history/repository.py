@@ -39,6 +39,11 @@ class TurnRepository(abc.ABC):
         """Remove the project's turns, remembering its sessions as forgotten."""
 
     @abc.abstractmethod
+    def purge(self) -> bool:
+        """Make deleted turns unrecoverable from storage; False when that must wait (a reader
+        still holds an old snapshot) and should be tried again."""
+
+    @abc.abstractmethod
     def forgotten(self, session_ids: Sequence[str]) -> set[str]:
         """Those of `session_ids` that were forgotten."""
 

@@ -106,10 +106,11 @@ def _scope(project: str | None, since: datetime | None) -> list[ColumnElement[bo
 
 
 class SqliteTurnRepository(TurnRepository):
-    def __init__(self, engine: Engine, full_text: bool) -> None:
+    def __init__(self, engine: Engine, full_text: bool, secure_delete: bool = False) -> None:
         self.engine = engine
         self._writer = writer(engine)
         self.full_text = full_text
+        self.secure_delete = secure_delete
 
     def upsert(self, turn: NewTurn) -> None:
         with self._writer.begin() as conn:
@@ -200,6 +201,24 @@ class SqliteTurnRepository(TurnRepository):
         with self._writer.begin() as conn:
             sessions = select(Turn.session_id).where(Turn.project == project).distinct()
             return _delete_sessions(conn, list(conn.execute(sessions).scalars()), project)
+
+    def purge(self) -> bool:
+        # secure_delete (a PRAGMA set on connect) zeroes freed pages of `turns`. FTS5 keeps a
+        # deleted row's terms in its old segments unless its own secure-delete option is on;
+        # without it, only a full merge rewrites them away.
+        if self.full_text and not self.secure_delete:
+            with self._writer.begin() as conn:
+                conn.exec_driver_sql(fts.optimize_statement())
+        # The WAL still holds the deleted pages as they were: copy it back and cut it to zero.
+        # This waits (busy timeout) for readers of an older snapshot, then gives up.
+        raw = self.engine.raw_connection()
+        try:
+            cursor = raw.cursor()
+            busy, _, _ = cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            cursor.close()
+        finally:
+            raw.close()
+        return bool(busy == 0)
 
     def forgotten(self, session_ids: Sequence[str]) -> set[str]:
         found: set[str] = set()

@@ -68,6 +68,9 @@ class FakeTurnRepository(TurnRepository):
             del self.turns[key]
         return len(doomed)
 
+    def purge(self) -> bool:
+        return True
+
     def forgotten(self, session_ids: Sequence[str]) -> set[str]:
         return self.tombstones.intersection(session_ids)
 
