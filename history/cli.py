@@ -158,6 +158,17 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     return OK
 
 
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from history.doctor import examine
+
+    index = _index(args)
+    assert index.engine is not None
+    report = examine(index.engine, index.full_text, repair=not args.check_only)
+    for finding in report.findings:
+        print(finding)
+    return OK if report.healthy else NOTHING
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
@@ -212,6 +223,12 @@ def build_parser() -> argparse.ArgumentParser:
     mcp = commands.add_parser("mcp", parents=[common], help="serve recall_history over MCP stdio")
     mcp.add_argument("--project", help="workspace path (default: the current directory)")
     mcp.set_defaults(run=cmd_mcp)
+
+    doctor = commands.add_parser(
+        "doctor", parents=[common], help="check the index and repair the full-text part"
+    )
+    doctor.add_argument("--check-only", action="store_true", help="report; do not rebuild")
+    doctor.set_defaults(run=cmd_doctor)
 
     cli_import.register(commands, common)
     return parser

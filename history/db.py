@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import sqlite3
 from pathlib import Path
@@ -32,10 +33,9 @@ def sqlite_driver() -> ModuleType:
     secure-delete needs 3.42; forgetting without it costs a full index rewrite), else the
     standard library's."""
     try:
-        import sqlean.dbapi2 as driver
+        return importlib.import_module("sqlean.dbapi2")
     except ImportError:  # pragma: no cover - sqlean.py is a dependency; this is a safety net
-        import sqlite3.dbapi2 as driver
-    return driver
+        return importlib.import_module("sqlite3.dbapi2")
 
 
 def create_sqlite_engine(url: str, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> Engine:
@@ -102,8 +102,11 @@ def downgrade(engine: Engine, revision: str) -> None:
 
 
 def sqlite_path(url: str) -> Path | None:
-    """The database file behind an SQLite URL, or None for memory and other backends."""
+    """The database file behind a plain SQLite URL; None for memory, `file:` URIs (their own
+    open flags decide) and other backends."""
     parsed = make_url(url)
     if not parsed.drivername.startswith("sqlite") or parsed.database in (None, "", ":memory:"):
+        return None
+    if parsed.query.get("uri") in ("true", "1"):
         return None
     return Path(parsed.database)

@@ -37,6 +37,17 @@ def fts_exists(conn: Connection) -> bool:
 def create_fts_statements(tokenize: str = DEFAULT_TOKENIZE) -> list[str]:
     """The DDL for the FTS table and its triggers, then a rebuild from the rows already there."""
     cols = ", ".join(INDEXED_COLUMNS)
+    return [
+        f"CREATE VIRTUAL TABLE {FTS_TABLE} USING fts5({cols}, "
+        f"content='turns', content_rowid='id', tokenize='{tokenize}')",
+        *trigger_statements(),
+        rebuild_statement(),
+    ]
+
+
+def trigger_statements() -> list[str]:
+    """The triggers that keep turns_fts in step with turns."""
+    cols = ", ".join(INDEXED_COLUMNS)
     new_cols = ", ".join(f"new.{c}" for c in INDEXED_COLUMNS)
     old_cols = ", ".join(f"old.{c}" for c in INDEXED_COLUMNS)
     delete_old = (
@@ -45,22 +56,27 @@ def create_fts_statements(tokenize: str = DEFAULT_TOKENIZE) -> list[str]:
     )
     insert_new = f"INSERT INTO {FTS_TABLE}(rowid, {cols}) VALUES (new.id, {new_cols});"
     return [
-        f"CREATE VIRTUAL TABLE {FTS_TABLE} USING fts5({cols}, "
-        f"content='turns', content_rowid='id', tokenize='{tokenize}')",
         f"CREATE TRIGGER turns_ai AFTER INSERT ON turns BEGIN {insert_new} END",
         f"CREATE TRIGGER turns_ad AFTER DELETE ON turns BEGIN {delete_old} END",
         # Only a change to an indexed column touches the index.
         f"CREATE TRIGGER turns_au AFTER UPDATE OF {cols} ON turns "
         f"BEGIN {delete_old} {insert_new} END",
-        rebuild_statement(),
     ]
+
+
+def missing_triggers(conn: Connection) -> list[str]:
+    found = conn.exec_driver_sql("SELECT name FROM sqlite_master WHERE type = 'trigger'")
+    present = set(found.scalars())
+    return [name for name in TRIGGERS if name not in present]
 
 
 def drop_fts_statements() -> list[str]:
     """Triggers first: a trigger left behind would fail every later write to `turns`."""
-    return [f"DROP TRIGGER IF EXISTS {name}" for name in TRIGGERS] + [
-        f"DROP TABLE IF EXISTS {FTS_TABLE}"
-    ]
+    return [*drop_triggers_statements(), f"DROP TABLE IF EXISTS {FTS_TABLE}"]
+
+
+def drop_triggers_statements() -> list[str]:
+    return [f"DROP TRIGGER IF EXISTS {name}" for name in TRIGGERS]
 
 
 def rebuild_statement() -> str:

@@ -10,11 +10,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from sqlalchemy import Engine
-from sqlalchemy.exc import DatabaseError
 
-from history import db, fts
+from history import db
 from history.domain import Hit, NewTurn
-from history.home import ensure_private_dir, ensure_private_file, resolve_home
+from history.home import ensure_private_dir, resolve_home
+from history.opening import open_database
 from history.prepare import MAX_DAYS, RecordCounts, TurnFields, prepare
 from history.projects import project_key
 from history.query import terms
@@ -42,29 +42,9 @@ class HistoryIndex:
         """Open (creating and migrating to head) the index at a path or SQLAlchemy URL.
 
         `busy_timeout_ms` bounds how long a write waits for another writer's lock."""
-        url = db.database_url(target)
-        path = db.sqlite_path(url)
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            ensure_private_file(path)
-        engine = db.create_sqlite_engine(url, busy_timeout_ms)
-        try:
-            db.upgrade(engine)
-        except DatabaseError:
-            if path is None:
-                raise
-            engine.dispose()
-            _move_aside(path)
-            ensure_private_file(path)
-            engine = db.create_sqlite_engine(url, busy_timeout_ms)
-            db.upgrade(engine)
-        with db.writer(engine).begin() as conn:
-            full_text = fts.fts5_available(conn) and fts.fts_exists(conn)
-            secure_delete = full_text and fts.secure_delete_supported(conn)
-            if secure_delete and not fts.secure_delete_enabled(conn):
-                conn.exec_driver_sql(fts.enable_secure_delete_statement())
-        repository = SqliteTurnRepository(engine, full_text, secure_delete)
-        return cls(repository, full_text, engine)
+        opened = open_database(db.database_url(target), busy_timeout_ms)
+        repository = SqliteTurnRepository(opened.engine, opened.full_text, opened.secure_delete)
+        return cls(repository, opened.full_text, opened.engine)
 
     def record(
         self,
@@ -227,20 +207,6 @@ class HistoryIndex:
             self._closed = True
             if self._engine is not None:
                 self._engine.dispose()
-
-
-def _move_aside(path: Path) -> None:
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
-    for suffix in ("", "-wal", "-shm"):
-        source = Path(f"{path}{suffix}")
-        if source.exists():
-            source.rename(Path(f"{path}.corrupt-{stamp}{suffix}"))
-    log.warning(
-        "%s was not a readable history database; moved aside as %s.corrupt-%s",
-        path,
-        path.name,
-        stamp,
-    )
 
 
 _indexes: dict[Path, HistoryIndex] = {}

@@ -132,3 +132,24 @@ def test_usage_errors_exit_2(home: Path) -> None:
     assert run(home, "search", "x", "--days", "0").returncode == 2
     helped = run(home, "--help")
     assert helped.returncode == 0 and "Exit codes" in helped.stdout
+
+
+def test_doctor_rebuilds_an_index_that_disagrees_with_the_table(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sqlalchemy import text
+
+    index = HistoryIndex.open(home / "history.db")
+    assert index.engine is not None
+    with index.engine.begin() as conn:  # a row changed behind the triggers' back
+        conn.execute(text("DROP TRIGGER turns_au"))
+        conn.execute(text("UPDATE turns SET asked = 'kubernetes rollout' WHERE turn_id = 't1'"))
+    index.close()
+    assert main(["--home", str(home), "doctor", "--check-only"]) == 1
+    assert "turns_au" in capsys.readouterr().out
+    assert main(["--home", str(home), "doctor"]) == 0
+    out = capsys.readouterr().out
+    assert "sound" in out and "Recreated the missing triggers: turns_au" in out
+    assert "rebuilt and now agrees" in out
+    assert main(["--home", str(home), "doctor", "--check-only"]) == 0
+    assert main(["--home", str(home), "search", "kubernetes", "--everywhere", "--json"]) == 0

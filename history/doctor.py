@@ -1,0 +1,83 @@
+"""`recall doctor`: check the table and the full-text index; rebuild the index if they differ."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sqlalchemy import Engine
+from sqlalchemy.exc import DatabaseError
+
+from history import db, fts
+
+
+@dataclass
+class DoctorReport:
+    findings: list[str] = field(default_factory=list)
+    healthy: bool = True
+    rebuilt: bool = False
+
+    def problem(self, sentence: str) -> None:
+        self.findings.append(sentence)
+        self.healthy = False
+
+
+def table_problems(engine: Engine) -> list[str]:
+    """What SQLite's own integrity check finds wrong with the file; empty when it is sound."""
+    with engine.connect() as conn:
+        rows = conn.exec_driver_sql("PRAGMA integrity_check").scalars().all()
+    return [] if rows == ["ok"] else [str(row) for row in rows]
+
+
+def index_agrees(engine: Engine) -> bool:
+    """True when turns_fts holds exactly the terms of the rows of turns."""
+    try:
+        with engine.connect() as conn:
+            conn.exec_driver_sql(fts.integrity_check_statement())
+    except DatabaseError:
+        return False
+    return True
+
+
+def examine(engine: Engine, full_text: bool, repair: bool = True) -> DoctorReport:
+    report = DoctorReport()
+    problems = table_problems(engine)
+    if problems:
+        report.problem(
+            "The database file is damaged (SQLite's integrity check: "
+            + "; ".join(problems[:5])
+            + "). Copy out what you can with `sqlite3 history.db .recover`, then move it aside."
+        )
+    else:
+        report.findings.append("The database file is sound (SQLite's integrity check: ok).")
+    if not full_text:
+        report.findings.append(
+            "This SQLite has no FTS5: searches use the LIKE fallback, so there is no full-text "
+            "index to check."
+        )
+        return report
+    with engine.connect() as conn:
+        missing = fts.missing_triggers(conn)
+    if missing and not repair:
+        report.problem(f"Triggers that keep the index in step are missing: {', '.join(missing)}.")
+        return report
+    if missing:
+        with db.writer(engine).begin() as conn:
+            for statement in [*fts.drop_triggers_statements(), *fts.trigger_statements()]:
+                conn.exec_driver_sql(statement)
+        report.findings.append(f"Recreated the missing triggers: {', '.join(missing)}.")
+    elif index_agrees(engine):
+        report.findings.append("The full-text index agrees with the turns table.")
+        return report
+    if not repair:
+        report.problem("The full-text index disagrees with the turns table; run doctor to rebuild.")
+        return report
+    with db.writer(engine).begin() as conn:
+        conn.exec_driver_sql(fts.rebuild_statement())
+    report.rebuilt = True
+    if index_agrees(engine):
+        report.findings.append(
+            "The full-text index disagreed with the turns table; it was rebuilt and now agrees."
+        )
+    else:
+        report.problem("The full-text index still disagrees with the table after a rebuild.")
+    return report
