@@ -1,11 +1,119 @@
-"""`recall import` and `recall hook`: transcripts of other agents into the index."""
+"""`recall import` and `recall hook`: transcripts of other agents into the index.
+
+`recall hook claude-code` runs inside Claude Code after every turn: it prints nothing to stdout
+(Claude Code reads a hook's stdout), exits 0 whatever happens, and speaks only on stderr.
+"""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
+import logging
+import sys
+from pathlib import Path
+
+from history.importers import FORMATS, TranscriptFormat, detect
+from history.importing import ImportSummary, import_hook, import_transcripts
+from history.index import history_for
+
+OK, NOTHING, USAGE = 0, 1, 2
+AUTO = "auto"
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    root = None if args.path is None else Path(args.path).expanduser()
+    if root is not None and not root.exists():
+        print(f"recall import: {args.path} does not exist", file=sys.stderr)
+        return USAGE
+    if args.format != AUTO:
+        formats = [FORMATS[args.format]]
+    else:  # with a PATH: every format looks there; without: those with transcripts at home
+        formats = list(FORMATS.values()) if root is not None else detect()
+    if formats:
+        summary = import_transcripts(
+            history_for(args.home),
+            formats,
+            root,
+            include_forgotten=args.include_forgotten,
+            progress=sys.stderr.isatty(),
+        )
+    else:
+        roots = [str(fmt.default_root()) for fmt in FORMATS.values()]
+        summary = ImportSummary(roots=roots)
+    if args.json:
+        print(json.dumps(summary.as_dict(), ensure_ascii=False))
+    else:
+        print(summary.sentence())
+        for problem in summary.as_dict()["problems"]:
+            print(f"recall import: {problem}", file=sys.stderr)
+    return OK if summary.files else NOTHING
+
+
+def cmd_hook(args: argparse.Namespace) -> int:
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="recall hook: %(message)s")
+    # Nothing may reach stdout, even from a library that prints: Claude Code would read it.
+    with contextlib.redirect_stdout(sys.stderr):
+        try:
+            summary = import_hook(history_for(args.home), sys.stdin.read())
+        except Exception as error:  # a hook never breaks the agent's turn
+            print(f"recall hook: nothing imported ({type(error).__name__})", file=sys.stderr)
+            return OK
+        if summary is not None and (summary.unreadable or summary.failed):
+            for problem in summary.as_dict()["problems"] or [summary.sentence()]:
+                print(f"recall hook: {problem}", file=sys.stderr)
+    return OK
 
 
 def register(
     commands: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
 ) -> None:
     """Add the import and hook sub-commands."""
+    defaults = ", ".join(f"{fmt.name}: {_default(fmt)}" for fmt in FORMATS.values())
+    parser = commands.add_parser(
+        "import",
+        parents=[common],
+        help="import Claude Code, Codex or Aider transcripts",
+        description="Put the turns of existing agent transcripts into the index. Importing again "
+        "adds only what is new; forgotten conversations stay forgotten.",
+        epilog=f"Default places: {defaults}. "
+        "Exit codes: 0 something was read, 1 nothing found, 2 usage error.",
+    )
+    parser.add_argument(
+        "format",
+        choices=[*FORMATS, AUTO],
+        help="transcript format; auto: every format found (with PATH: every format under PATH)",
+    )
+    parser.add_argument(
+        "path",
+        nargs="?",
+        metavar="PATH",
+        help="a transcript file or a folder (default: the format's place)",
+    )
+    parser.add_argument(
+        "--include-forgotten",
+        action="store_true",
+        help="also bring back conversations that were forgotten",
+    )
+    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.set_defaults(run=cmd_import)
+
+    hook = commands.add_parser(
+        "hook",
+        parents=[common],
+        help="import the transcript a Claude Code hook names (reads the hook JSON on stdin)",
+        description="Run from a Claude Code Stop hook: imports just that session's transcript. "
+        "Prints nothing on stdout and always exits 0.",
+    )
+    hook.add_argument("agent", choices=["claude-code"], help="the agent calling the hook")
+    hook.set_defaults(run=cmd_hook)
+
+
+def _default(fmt: TranscriptFormat) -> str:
+    try:
+        path, cwd, home = fmt.default_root(), Path.cwd(), Path.home()
+    except (OSError, RuntimeError):
+        return "its usual place"
+    if path == cwd:
+        return "the current directory"
+    return f"~/{path.relative_to(home)}" if path.is_relative_to(home) else str(path)
