@@ -7,16 +7,21 @@ import os
 import sqlite3
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
-from alembic import command
-from alembic.config import Config
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import ConnectionPoolEntry
 
 from history.query import fold
 
+if TYPE_CHECKING:
+    from alembic.config import Config
+
 BUSY_TIMEOUT_MS = 5_000
+# The newest revision in alembic/versions (a test holds the two together). A database already
+# there opens without loading Alembic at all: `recall hook` runs once per agent turn.
+SCHEMA_HEAD = "0003_forgotten_sessions"
 ALEMBIC_DIR = Path(__file__).resolve().parent.parent / "alembic"
 
 
@@ -84,6 +89,8 @@ def writer(engine: Engine) -> Engine:
 
 
 def alembic_config(connection: Connection | None = None) -> Config:
+    from alembic.config import Config
+
     config = Config(str(ALEMBIC_DIR.parent / "alembic.ini"))
     config.set_main_option("script_location", str(ALEMBIC_DIR))
     if connection is not None:
@@ -91,12 +98,28 @@ def alembic_config(connection: Connection | None = None) -> Config:
     return config
 
 
+def at_head(engine: Engine) -> bool:
+    with engine.connect() as conn:
+        found = conn.exec_driver_sql(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'alembic_version'"
+        ).first()
+        if found is None:
+            return False
+        return conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar() == (
+            SCHEMA_HEAD
+        )
+
+
 def upgrade(engine: Engine, revision: str = "head") -> None:
+    from alembic import command
+
     with writer(engine).begin() as conn:
         command.upgrade(alembic_config(conn), revision)
 
 
 def downgrade(engine: Engine, revision: str) -> None:
+    from alembic import command
+
     with writer(engine).begin() as conn:
         command.downgrade(alembic_config(conn), revision)
 

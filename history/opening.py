@@ -51,7 +51,8 @@ def open_database(url: str, busy_timeout_ms: int) -> OpenedDatabase:
 def _migrate(engine: Engine) -> OpenedDatabase:
     writable = True
     try:
-        db.upgrade(engine)
+        if not db.at_head(engine):
+            db.upgrade(engine)
         with db.writer(engine).begin() as conn:
             if _secure_delete_possible(conn) and not fts.secure_delete_enabled(conn):
                 conn.exec_driver_sql(fts.enable_secure_delete_statement())
