@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from alembic import context
 from sqlalchemy import Connection
 
-from alembic import context
 from history.db import create_sqlite_engine, database_url, writer
 from history.fts import FTS_TABLE
 from history.home import database_path

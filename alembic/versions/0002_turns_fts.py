@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from alembic import op
+
 from history import fts
 
 revision: str = "0002_turns_fts"
