@@ -1,0 +1,138 @@
+"""The measurements made on both filled databases in one process, the two interleaved call by
+call so that whatever else the machine is doing weighs on both alike."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+from bench.baseline import Baseline
+from bench.corpus import GeneratedTurn, Query
+from bench.measure import BASELINE, CORPUS, RECALL, Emitter, database_bytes, percentile, warn
+from history import HistoryIndex
+
+WARM_UP = 20
+
+
+def _ms(started: float) -> float:
+    return (time.perf_counter() - started) * 1000
+
+
+def record_latency(
+    out: Emitter, recall: HistoryIndex, baseline: Baseline, extra: Sequence[GeneratedTurn]
+) -> None:
+    """One turn per commit, as a live agent records: `record` against a plain INSERT."""
+    times: dict[str, list[float]] = {RECALL: [], BASELINE: []}
+    for number, turn in enumerate(extra):
+        values: dict[str, Any] = {f.name: getattr(turn, f.name) for f in fields(turn)}
+        started = time.perf_counter()
+        if not recall.record(**values):
+            warn(f"record failed for {turn.turn_id}")
+        recall_ms = _ms(started)
+        started = time.perf_counter()
+        baseline.record(turn)
+        baseline_ms = _ms(started)
+        if number >= WARM_UP:
+            times[RECALL].append(recall_ms)
+            times[BASELINE].append(baseline_ms)
+    for p in (50, 99):
+        for impl, sample in times.items():
+            out.emit(f"record_p{p}", impl, percentile(sample, p), "ms", n=len(sample))
+    for impl, sample in times.items():
+        out.emit("record_throughput", impl, len(sample) / (sum(sample) / 1000), "turns/s")
+
+
+def bytes_per_turn(
+    out: Emitter, recall: HistoryIndex, recall_db: Path, baseline: Baseline, turns: int
+) -> None:
+    """File bytes (database and WAL, after a checkpoint) over the turns stored."""
+    assert recall.engine is not None
+    raw = recall.engine.raw_connection()
+    try:
+        raw.cursor().execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+    finally:
+        raw.close()
+    baseline.checkpoint()
+    out.emit("bytes_per_turn", RECALL, database_bytes(recall_db) / turns, "B")
+    out.emit("bytes_per_turn", BASELINE, database_bytes(baseline.path) / turns, "B")
+
+
+def search(
+    out: Emitter, recall: HistoryIndex, baseline: Baseline, queries: Sequence[Query], k: int = 5
+) -> dict[tuple[str, str], list[list[str]]]:
+    """Search p50/p95, every project and project-scoped. Returns each implementation's turn ids
+    per scope, per query."""
+    for query in queries[:5]:  # warm the page cache and the statement caches
+        recall.search(query.text, k=k)
+        baseline.search(query.terms, k=k)
+    found: dict[tuple[str, str], list[list[str]]] = {}
+    for scope in ("every", "project"):
+        times: dict[str, list[float]] = {RECALL: [], BASELINE: []}
+        for query in queries:
+            project = query.project if scope == "project" else None
+            started = time.perf_counter()
+            hits = recall.search(query.text, project=project, k=k)
+            times[RECALL].append(_ms(started))
+            started = time.perf_counter()
+            rows = baseline.search(query.terms, project=project, k=k)
+            times[BASELINE].append(_ms(started))
+            found.setdefault((scope, RECALL), []).append([hit.turn_id for hit in hits])
+            found.setdefault((scope, BASELINE), []).append([row[0] for row in rows])
+        for p in (50, 95):
+            for impl, sample in times.items():
+                out.emit(f"search_{scope}_p{p}", impl, percentile(sample, p), "ms", k=k)
+    return found
+
+
+def fidelity(
+    out: Emitter,
+    baseline: Baseline,
+    queries: Sequence[Query],
+    found: dict[tuple[str, str], list[list[str]]],
+    k: int = 5,
+) -> None:
+    """Top-k overlap of each implementation's results with the exhaustive ranking (bm25 over
+    every matching turn, ties to the newer turn), averaged over the queries. A query nothing
+    matches counts 1 when the implementation also returns nothing."""
+    for scope in ("every", "project"):
+        overlaps: dict[str, list[float]] = {RECALL: [], BASELINE: []}
+        matches = []
+        for number, query in enumerate(queries):
+            project = query.project if scope == "project" else None
+            best, matched = baseline.exhaustive(query.terms, project, k)
+            matches.append(matched)
+            for impl, sample in overlaps.items():
+                got = set(found[(scope, impl)][number])
+                sample.append(len(got & set(best)) / len(best) if best else float(not got))
+        for impl, sample in overlaps.items():
+            out.emit(f"top{k}_overlap_{scope}", impl, sum(sample) / len(sample), "share")
+        out.emit(f"matching_turns_{scope}_mean", CORPUS, sum(matches) / len(matches), "turns")
+        out.emit(f"matching_turns_{scope}_p95", CORPUS, percentile(matches, 95), "turns")
+
+
+def forget(out: Emitter, recall: HistoryIndex, baseline: Baseline, project: str) -> None:
+    """Forget five ~30-turn sessions one by one, then a whole project."""
+    sessions = baseline.conn.execute(
+        "SELECT session_id, count(*) AS n FROM turns GROUP BY session_id "
+        "ORDER BY abs(n - 30), session_id LIMIT 5"
+    ).fetchall()
+    times: dict[str, list[float]] = {RECALL: [], BASELINE: []}
+    for session_id, _ in sessions:
+        started = time.perf_counter()
+        recall.forget_session(session_id)
+        times[RECALL].append(_ms(started))
+        started = time.perf_counter()
+        baseline.forget_session(session_id)
+        times[BASELINE].append(_ms(started))
+    turns = sum(n for _, n in sessions) / len(sessions)
+    for impl, sample in times.items():
+        out.emit("forget_session", impl, percentile(sample, 50), "ms", turns=turns)
+    started = time.perf_counter()
+    removed = recall.forget_project(project)
+    out.emit("forget_project", RECALL, _ms(started), "ms", turns=removed)
+    started = time.perf_counter()
+    removed = baseline.forget_project(project)
+    out.emit("forget_project", BASELINE, _ms(started), "ms", turns=removed)
