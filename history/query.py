@@ -18,6 +18,8 @@ _WORD = re.compile(r"[^\W_]+")
 
 def fold(text: str) -> str:
     """Lowercase and strip diacritics (`Função` -> `funcao`)."""
+    if text.isascii():
+        return text.lower()
     decomposed = unicodedata.normalize("NFKD", text.lower())
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 

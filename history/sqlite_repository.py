@@ -18,15 +18,15 @@ from sqlalchemy import (
     or_,
     select,
     table,
-    text,
 )
 from sqlalchemy.dialects.sqlite import Insert, insert
 
 from history import fts
 from history.db import writer
 from history.domain import Hit, NewTurn, UpsertCounts
+from history.fts_search import FtsSearch
 from history.models import ForgottenSession, Turn
-from history.query import fts_match, words
+from history.query import words
 from history.ranking import COLUMN_WEIGHTS, bm25_scores
 from history.repository import TurnRepository
 
@@ -111,6 +111,7 @@ class SqliteTurnRepository(TurnRepository):
         self._writer = writer(engine)
         self.full_text = full_text
         self.secure_delete = secure_delete
+        self._fts = FtsSearch(engine)
 
     def upsert(self, turn: NewTurn) -> None:
         with self._writer.begin() as conn:
@@ -145,18 +146,9 @@ class SqliteTurnRepository(TurnRepository):
     def _search_fts(
         self, terms: Sequence[str], project: str | None, since: datetime | None, k: int
     ) -> list[Hit]:
-        rank = text(_BM25)
-        statement = (
-            select(*_COLUMNS, rank)
-            .select_from(_turns_fts)
-            .join(Turn, Turn.id == _turns_fts.c.rowid)
-            .where(text(f"{fts.FTS_TABLE} MATCH :match").bindparams(match=fts_match(terms)))
-            .where(*_scope(project, since))
-            .order_by(rank, Turn.asked_at.desc(), Turn.id.desc())
-            .limit(k)
-        )
-        with self.engine.connect() as conn:
-            return [_hit(row[:-1], -float(row[-1])) for row in conn.execute(statement)]
+        return [
+            _hit(row, score) for row, score in self._fts.search(terms, _scope(project, since), k)
+        ]
 
     def _search_like(
         self, terms: Sequence[str], project: str | None, since: datetime | None, k: int

@@ -1,0 +1,194 @@
+"""Full-text search that stays fast as the index grows: bm25 top-k without reading every posting.
+
+FTS5's bm25() reads the whole posting list of every term in the MATCH expression, so a naive
+query costs as much as the number of turns holding its commonest word. Here the rarest terms
+(the "essential" ones, up to a budget of postings) go to FTS5, which ranks the turns holding them;
+the other terms' bm25 contributions are added in Python for the best candidates only, from their
+text and FTS5's own document sizes. The common terms weigh little (their idf is small), so the
+re-scored top k is bm25's top k but for the rare turn whose common words outweigh a rare one
+(bench/RESULTS.md measures how rare: the top-5 overlap with the exhaustive ranking). A query whose
+rarest word alone is over the budget is answered from the newest turns holding it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import (
+    ColumnElement,
+    Connection,
+    Engine,
+    column,
+    literal_column,
+    select,
+    table,
+    text,
+)
+
+from history import fts
+from history.models import Turn
+from history.query import fts_match, words
+from history.ranking import COLUMN_WEIGHTS, K1, B, idf
+
+# Postings FTS5 may score for one query: the essential terms' summed document frequencies.
+POSTINGS_BUDGET = 30_000
+# Candidates re-scored in Python when some terms were left to it.
+MIN_CANDIDATES = 100
+_CONTENT = (Turn.asked, Turn.answered, Turn.files)
+_turns_fts = table(fts.FTS_TABLE, column("rowid"))
+_docsize = table(f"{fts.FTS_TABLE}_docsize", column("id"), column("sz"))
+_BM25: ColumnElement[float] = literal_column(
+    f"bm25({fts.FTS_TABLE}, {', '.join(str(w) for w in COLUMN_WEIGHTS)})"
+)
+
+
+@dataclass(frozen=True)
+class Totals:
+    rows: int
+    average_length: float
+    max_rowid: int
+
+
+def _varints(blob: bytes) -> list[int]:
+    """SQLite's big-endian varints, as FTS5 writes its averages and document sizes."""
+    values, value, position = [], 0, 0
+    for byte in blob:
+        position += 1
+        if position == 9:
+            values.append((value << 8) | byte)
+            value, position = 0, 0
+            continue
+        value = (value << 7) | (byte & 0x7F)
+        if not byte & 0x80:
+            values.append(value)
+            value, position = 0, 0
+    return values
+
+
+class FtsSearch:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._document_frequency: dict[str, int] = {}
+        self._cached_at_rows = 0
+        self._lock = threading.Lock()
+
+    def search(
+        self, terms: Sequence[str], scope: Sequence[ColumnElement[bool]], k: int
+    ) -> list[tuple[Any, float]]:
+        with self.engine.connect() as conn:
+            totals = _totals(conn)
+            frequency = self._frequencies(conn, terms, totals.rows)
+            present = sorted((t for t in terms if frequency.get(t)), key=lambda t: frequency[t])
+            if not present:
+                return []
+            essential, budget = [present[0]], frequency[present[0]]
+            for term in present[1:]:
+                if budget + frequency[term] > POSTINGS_BUDGET:
+                    break
+                essential.append(term)
+                budget += frequency[term]
+            rest = present[len(essential) :]
+            floor = None
+            if budget > POSTINGS_BUDGET:  # the rarest word alone is too common: newest turns
+                floor = totals.max_rowid - POSTINGS_BUDGET * totals.max_rowid // budget
+            wanted = k if not rest else max(MIN_CANDIDATES, 10 * k)
+            rows = self._candidates(conn, essential, scope, wanted, floor)
+            idfs = {term: idf(totals.rows, frequency[term]) for term in rest}
+            scored = [
+                (row[:-2], -float(row[-2]) + (_contribution(row, idfs, totals) if idfs else 0.0))
+                for row in rows
+            ]
+        scored.sort(key=lambda pair: (-pair[1], -pair[0][3].timestamp()))
+        return scored[:k]
+
+    def _candidates(
+        self,
+        conn: Connection,
+        essential: Sequence[str],
+        scope: Sequence[ColumnElement[bool]],
+        limit: int,
+        floor: int | None,
+    ) -> list[Any]:
+        """The best `limit` turns for the essential terms, with their bm25 and document size.
+
+        Ranking carries only rowid and score through the sort; the rows' text is read for the
+        winners alone."""
+        ranked = (
+            select(_turns_fts.c.rowid, _BM25)
+            .select_from(_turns_fts)
+            .where(text(f"{fts.FTS_TABLE} MATCH :match").bindparams(match=fts_match(essential)))
+            .order_by(_BM25, _turns_fts.c.rowid.desc())
+            .limit(limit)
+        )
+        if scope:
+            ranked = ranked.join(Turn, Turn.id == _turns_fts.c.rowid).where(*scope)
+        if floor is not None:
+            ranked = ranked.where(_turns_fts.c.rowid > floor)
+        best = {rowid: score for rowid, score in conn.execute(ranked)}
+        rows = conn.execute(
+            select(Turn.id, *_SELECTED, _docsize.c.sz)
+            .join(_docsize, _docsize.c.id == Turn.id)
+            .where(Turn.id.in_(list(best)))
+        )
+        return [(*row[1:-1], best[row[0]], row[-1]) for row in rows]
+
+    def _frequencies(self, conn: Connection, terms: Sequence[str], rows: int) -> dict[str, int]:
+        """Document frequencies from fts5vocab, cached: counting one reads its posting list.
+        The cache is dropped once the index has grown by a tenth."""
+        with self._lock:
+            if rows > self._cached_at_rows * 1.1 or rows < self._cached_at_rows:
+                self._document_frequency.clear()
+                self._cached_at_rows = rows
+            missing = [term for term in terms if term not in self._document_frequency]
+        if missing:
+            conn.exec_driver_sql(
+                f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{fts.FTS_TABLE}_vocab "
+                f"USING fts5vocab(main, {fts.FTS_TABLE}, row)"
+            )
+            found = dict.fromkeys(missing, 0)
+            query = text(f"SELECT term, doc FROM temp.{fts.FTS_TABLE}_vocab WHERE term = :term")
+            for term in missing:
+                found.update((str(t), int(n)) for t, n in conn.execute(query, {"term": term}))
+            with self._lock:
+                self._document_frequency.update(found)
+        with self._lock:
+            return {term: self._document_frequency.get(term, 0) for term in terms}
+
+
+_SELECTED = (
+    Turn.turn_id,
+    Turn.session_id,
+    Turn.project,
+    Turn.asked_at,
+    Turn.tainted,
+    Turn.asked,
+    Turn.answered,
+    Turn.files,
+    Turn.edited,
+    Turn.tools,
+)
+
+
+def _totals(conn: Connection) -> Totals:
+    averages = conn.exec_driver_sql(f"SELECT block FROM {fts.FTS_TABLE}_data WHERE id = 1").scalar()
+    values = _varints(averages or b"")
+    rows = values[0] if values else 0
+    tokens = sum(values[1:])
+    max_rowid = conn.exec_driver_sql("SELECT max(id) FROM turns").scalar() or 0
+    return Totals(rows=rows, average_length=tokens / rows if rows else 1.0, max_rowid=max_rowid)
+
+
+def _contribution(row: Any, idfs: dict[str, float], totals: Totals) -> float:
+    """bm25 of the `idfs` terms for one candidate row, as FTS5 would score them."""
+    length = sum(_varints(row[-1] or b""))
+    norm = K1 * (1 - B + B * length / max(totals.average_length, 1e-9))
+    columns = [words(row[5]), words(row[6]), words(row[7])]
+    score = 0.0
+    for term, weight_of_term in idfs.items():
+        frequency = sum(w * col.count(term) for w, col in zip(COLUMN_WEIGHTS, columns, strict=True))
+        if frequency:
+            score += weight_of_term * frequency * (K1 + 1) / (frequency + norm)
+    return score
