@@ -8,8 +8,6 @@ mount. A body is read at most `MAX_BODY_BYTES` deep before it is parsed; every i
 import hmac
 import logging
 from collections.abc import Callable, Coroutine, Sequence
-from dataclasses import asdict
-from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Query, Request, Response
@@ -19,124 +17,36 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.convertors import PathConvertor, register_url_convertor
 from starlette.types import Message, Receive
 
-from history.domain import Hit
+from history.api_models import (
+    MAX_BODY_BYTES,
+    ErrorOut,
+    ForgetProjectOut,
+    ForgetSessionOut,
+    HealthOut,
+    Id,
+    RecordOut,
+    SearchOut,
+    TurnIn,
+    Workspace,
+    hit_out,
+)
 from history.index import HistoryIndex
-from history.prepare import MAX_DAYS, MAX_PATHS
-from history.query import excerpt, terms
-from history.tool import ANSWERED_MAX, ASKED_MAX, MAX_K
+from history.prepare import MAX_DAYS
+from history.query import terms
+from history.tool import MAX_K
 
 log = logging.getLogger(__name__)
 
-MAX_BODY_BYTES = 2 * 1024 * 1024
-MAX_ID, MAX_PATH, MAX_QUERY, MAX_ERRORS = 1_000, 4_096, 10_000, 20
+MAX_QUERY, MAX_ERRORS = 10_000, 20
 NO_WORDS = "the query has no word to search for (common words like 'the' are ignored)"
 TOO_LARGE = f"the body is over {MAX_BODY_BYTES} bytes"
 UNAVAILABLE = "the history could not be read or written right now; try again later"
 UNAUTHORIZED = "this service needs an `Authorization: Bearer <token>` header with its token"
 Responses = dict[int | str, dict[str, Any]]
-
-
-def _text(value: str) -> str:
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise ValueError("text must be valid Unicode (no lone surrogates)") from None
-    return value
-
-
-def _utc(value: datetime | None) -> datetime | None:
-    if value is None:
-        return None
-    try:  # a naive time is local, as `record` takes it
-        return (value if value.tzinfo else value.astimezone()).astimezone(UTC)
-    except (OverflowError, ValueError, OSError):
-        raise ValueError("asked_at is out of range") from None
-
-
-NO_NUL = r"^[^\x00]*$"
-WORKSPACE = r"^(~|~/[^\x00]*|/[^\x00]*)$"  # absolute, or under the server user's home
-
-Id = Annotated[str, Field(min_length=1, max_length=MAX_ID, pattern=NO_NUL), AfterValidator(_text)]
-Workspace = Annotated[
-    str,
-    Field(min_length=1, max_length=MAX_PATH, pattern=WORKSPACE, examples=["/home/me/shop"]),
-    AfterValidator(_text),
-]
-Long = Annotated[str, Field(max_length=MAX_BODY_BYTES), AfterValidator(_text)]
-Names = Annotated[
-    list[Annotated[str, Field(max_length=MAX_PATH, pattern=NO_NUL), AfterValidator(_text)]],
-    Field(max_length=MAX_PATHS),
-]
-
-
-class TurnIn(BaseModel):
-    """One finished turn, as `HistoryIndex.record` takes it."""
-
-    model_config = ConfigDict(extra="forbid")
-    turn_id: Id
-    session_id: Id
-    project: Workspace = Field(description="absolute workspace path, or ~/…")
-    asked: Long
-    answered: Long
-    files: Names = []
-    edited: Names = []
-    tools: Names = []
-    tainted: StrictBool = Field(False, description="the turn read untrusted content")
-    asked_at: Annotated[datetime | None, AfterValidator(_utc)] = Field(
-        None, description="ISO 8601; naive is server-local; default now"
-    )
-
-
-class RecordOut(BaseModel):
-    ok: bool
-    turn_id: str
-
-
-class HitOut(BaseModel):
-    turn_id: str
-    session_id: str
-    project: str
-    asked_at: datetime
-    tainted: bool
-    asked: str
-    answered: str
-    files: list[str]
-    edited: list[str]
-    tools: list[str]
-    score: float
-    asked_excerpt: str
-    answered_excerpt: str
-
-
-class SearchOut(BaseModel):
-    terms: list[str] = Field(description="the words searched for, function words dropped")
-    hits: list[HitOut] = Field(description="best first")
-    message: str | None = Field(None, description="why there are no hits, when there are none")
-
-
-class ForgetSessionOut(BaseModel):
-    ok: bool
-    forgotten: int
-
-
-class ForgetProjectOut(BaseModel):
-    deleted: int = Field(description="conversations forgotten")
-    forgotten: int = Field(description="turns forgotten")
-
-
-class HealthOut(BaseModel):
-    ok: bool
-    full_text: bool
-    turns: int
-
-
-class ErrorOut(BaseModel):
-    detail: str
 
 
 class _AnyText(PathConvertor):
@@ -150,14 +60,6 @@ register_url_convertor("recall_id", _AnyText())
 
 def _error(description: str) -> dict[str, Any]:
     return {"model": ErrorOut, "description": description}
-
-
-def _hit(hit: Hit, words: list[str]) -> HitOut:
-    return HitOut(
-        **asdict(hit),
-        asked_excerpt=excerpt(hit.asked, words, ASKED_MAX),
-        answered_excerpt=excerpt(hit.answered, words, ANSWERED_MAX),
-    )
 
 
 class _BoundedRoute(APIRoute):
@@ -256,7 +158,7 @@ def router(index: HistoryIndex, token: str | None = None) -> APIRouter:
     ) -> SearchOut:
         if not (words := terms(q)):
             return SearchOut(terms=[], hits=[], message=NO_WORDS)
-        hits = [_hit(hit, words) for hit in index.search(q, project, days, k)]
+        hits = [hit_out(hit, words) for hit in index.search(q, project, days, k)]
         return SearchOut(terms=words, hits=hits, message=None if hits else "no turn matches")
 
     @guarded.delete(

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from history.projects import project_key
-from history.query import excerpt, terms
+from history.query import terms
+from history.tool_text import clip, hit_block, quoted
 
 if TYPE_CHECKING:
     from history.domain import Hit
@@ -22,13 +23,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 NAME = "recall_history"
-TAINT_LINE = "[this turn read untrusted content — weigh its answer accordingly]"
-QUOTING_LINE = "[this turn quoted earlier recall_history results]"
 MAX_K = 10
 MAX_DAYS = 36_500
 MAX_FETCH = 160  # turns read to find k that did not themselves quote recall_history
 OUTPUT_LIMIT = 4_000  # characters, whatever k is and however long the stored turns are
-ASKED_MAX, ANSWERED_MAX, FILES_MAX = 300, 500, 200  # widths when the budget allows
 DAYS_HINT = "a positive whole number of days (e.g. 14), or left out to search all history"
 
 DESCRIPTION = (
@@ -92,20 +90,7 @@ def _show(value: object) -> str:
         shown = json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
         shown = repr(value)
-    return _clip(shown, 40)
-
-
-def _clip(text: str, width: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
-
-
-def _quoted(query: str) -> str:
-    return f'"{_clip(query, 60)}"'
-
-
-def _tail(path: str, width: int) -> str:
-    return path if len(path) <= width else "…" + path[-(width - 1) :]
+    return clip(shown, 40)
 
 
 def _whole(name: str, value: object, high: int, hint: str) -> int:
@@ -114,21 +99,6 @@ def _whole(name: str, value: object, high: int, hint: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= high:
         raise _BadArgument(f"{name} must be {hint}; got {_show(value)}.")
     return value
-
-
-def _file_line(label: str, paths: Sequence[str], width: int) -> str:
-    """`label: a, b +N more`, as many paths as fit in about `width` characters."""
-    shown: list[str] = []
-    used = len(label) + 2
-    for i, path in enumerate(paths):
-        more = f" +{len(paths) - i - 1} more" if i < len(paths) - 1 else ""
-        item = _tail(path, 60 if shown else max(16, min(60, width - used - len(more))))
-        if shown and used + len(item) + 2 + len(more) > width:
-            break
-        shown.append(item)
-        used += len(item) + 2
-    rest = len(paths) - len(shown)
-    return f"{label}: {', '.join(shown)}" + (f" +{rest} more" if rest else "")
 
 
 class RecallHistoryTool:
@@ -196,18 +166,19 @@ class RecallHistoryTool:
         found = self._search(query, None if everywhere else self.project, days, k)
         hits = sorted(found, key=lambda hit: NAME in hit.tools)[:k]  # stable: rank kept
         if not hits:
-            return self._nothing(_quoted(query), days, everywhere)
+            return self._nothing(quoted(query), days, everywhere)
         scope = "every project" if everywhere else f"this project ({self.project})"
         window = f", last {days} days" if days is not None else ""
         verb = "turn matches" if len(hits) == 1 else "turns match"
-        header = f"{len(hits)} earlier {verb} {_quoted(query)} in {scope}{window}; best first."
+        header = f"{len(hits)} earlier {verb} {quoted(query)} in {scope}{window}; best first."
         if len(found) > k:
             header += " More match: " + ("add words to narrow." if k == MAX_K else "raise k.")
         budget = (OUTPUT_LIMIT - len(header)) // len(hits) - 2
         now = datetime.now().astimezone()
-        blocks = (
-            self._block(i, hit, words, budget, now, everywhere) for i, hit in enumerate(hits, 1)
-        )
+        blocks = []
+        for i, hit in enumerate(hits, 1):
+            quoting, foreign = NAME in hit.tools, everywhere and hit.project != self.project
+            blocks.append(hit_block(i, hit, words, budget, now, quoting=quoting, foreign=foreign))
         return "\n\n".join([header, *blocks])
 
     def _search(self, query: str, project: str | None, days: int | None, k: int) -> list[Hit]:
@@ -239,37 +210,3 @@ class RecallHistoryTool:
             f"No earlier turn in {where} matches {query}. Try other words (a function, file "
             "or error name)" + ("." if everywhere else ", or everywhere=true for every project.")
         )
-
-    def _block(
-        self, n: int, hit: Hit, words: list[str], budget: int, now: datetime, everywhere: bool
-    ) -> str:
-        when = hit.asked_at.astimezone()
-        age = (now.date() - when.date()).days
-        ago = "today" if age <= 0 else "yesterday" if age == 1 else f"{age} days ago"
-        lines = [f"[{n}] {when:%Y-%m-%d %H:%M} ({ago}) · conversation {_clip(hit.session_id, 64)}"]
-        if hit.tainted:
-            lines.append(TAINT_LINE)
-        if NAME in hit.tools:
-            lines.append(QUOTING_LINE)
-        if everywhere and hit.project != self.project:
-            lines.append(f"project: {_tail(hit.project, 80)}")
-        prefix = hit.project.rstrip("/") + "/"
-        edited = list(dict.fromkeys(path.removeprefix(prefix) for path in hit.edited))
-        files = dict.fromkeys(path.removeprefix(prefix) for path in hit.files)
-        for path in edited:
-            files.pop(path, None)
-        read = list(files)
-        # What is left after the must-have lines: a fifth for each file list, the rest excerpts.
-        room = budget - sum(len(line) + 1 for line in lines) - 24  # labels, newlines, ellipses
-        listed = [
-            _file_line(label, paths, min(FILES_MAX, room // 5))
-            for label, paths in (("edited", edited), ("read", read))
-            if paths
-        ]
-        room -= sum(len(line) + 1 for line in listed)
-        asked_width = max(30, min(ASKED_MAX, room * 2 // 5))
-        lines.append(f"asked: {excerpt(hit.asked, words, asked_width)}")
-        answered_width = max(40, min(ANSWERED_MAX, room - asked_width))
-        lines.append(f"answered: {excerpt(hit.answered, words, answered_width)}")
-        block = "\n".join([*lines, *listed])
-        return block if len(block) <= budget else block[: budget - 1] + "…"

@@ -16,7 +16,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy.exc import OperationalError
 
 from history import HistoryIndex
-from history.api import MAX_BODY_BYTES, create_app, router
+from history.api import create_app, router
+from history.api_models import MAX_BODY_BYTES
 from history.serve import check_bind, is_loopback, serve
 from tests.fakes import BrokenTurnRepository, FakeTurnRepository
 

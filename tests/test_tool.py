@@ -14,7 +14,8 @@ import mcp_types
 import pytest
 
 from history import HistoryIndex, project_key
-from history.tool import TAINT_LINE, RecallHistoryTool
+from history.tool import RecallHistoryTool
+from history.tool_text import TAINT_LINE
 
 NOW = datetime.now(UTC)
 

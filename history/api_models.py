@@ -1,0 +1,125 @@
+"""The HTTP service's request and response bodies, and the checks on what a client sends.
+
+Every text field must be valid Unicode, paths must not hold NUL, and a naive `asked_at` is taken
+as server-local time, as `HistoryIndex.record` takes it.
+"""
+
+from dataclasses import asdict
+from datetime import UTC, datetime
+from typing import Annotated
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool
+
+from history.domain import Hit
+from history.prepare import MAX_PATHS
+from history.query import excerpt
+from history.tool_text import ANSWERED_MAX, ASKED_MAX
+
+MAX_BODY_BYTES = 2 * 1024 * 1024  # no text field can be longer than the body api.py reads
+MAX_ID, MAX_PATH = 1_000, 4_096
+
+
+def _text(value: str) -> str:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("text must be valid Unicode (no lone surrogates)") from None
+    return value
+
+
+def _utc(value: datetime | None) -> datetime | None:
+    if value is None:
+        return None
+    try:  # a naive time is local, as `record` takes it
+        return (value if value.tzinfo else value.astimezone()).astimezone(UTC)
+    except (OverflowError, ValueError, OSError):
+        raise ValueError("asked_at is out of range") from None
+
+
+NO_NUL = r"^[^\x00]*$"
+WORKSPACE = r"^(~|~/[^\x00]*|/[^\x00]*)$"  # absolute, or under the server user's home
+
+Id = Annotated[str, Field(min_length=1, max_length=MAX_ID, pattern=NO_NUL), AfterValidator(_text)]
+Workspace = Annotated[
+    str,
+    Field(min_length=1, max_length=MAX_PATH, pattern=WORKSPACE, examples=["/home/me/shop"]),
+    AfterValidator(_text),
+]
+Long = Annotated[str, Field(max_length=MAX_BODY_BYTES), AfterValidator(_text)]
+Names = Annotated[
+    list[Annotated[str, Field(max_length=MAX_PATH, pattern=NO_NUL), AfterValidator(_text)]],
+    Field(max_length=MAX_PATHS),
+]
+
+
+class TurnIn(BaseModel):
+    """One finished turn, as `HistoryIndex.record` takes it."""
+
+    model_config = ConfigDict(extra="forbid")
+    turn_id: Id
+    session_id: Id
+    project: Workspace = Field(description="absolute workspace path, or ~/…")
+    asked: Long
+    answered: Long
+    files: Names = []
+    edited: Names = []
+    tools: Names = []
+    tainted: StrictBool = Field(False, description="the turn read untrusted content")
+    asked_at: Annotated[datetime | None, AfterValidator(_utc)] = Field(
+        None, description="ISO 8601; naive is server-local; default now"
+    )
+
+
+class RecordOut(BaseModel):
+    ok: bool
+    turn_id: str
+
+
+class HitOut(BaseModel):
+    turn_id: str
+    session_id: str
+    project: str
+    asked_at: datetime
+    tainted: bool
+    asked: str
+    answered: str
+    files: list[str]
+    edited: list[str]
+    tools: list[str]
+    score: float
+    asked_excerpt: str
+    answered_excerpt: str
+
+
+def hit_out(hit: Hit, words: list[str]) -> HitOut:
+    return HitOut(
+        **asdict(hit),
+        asked_excerpt=excerpt(hit.asked, words, ASKED_MAX),
+        answered_excerpt=excerpt(hit.answered, words, ANSWERED_MAX),
+    )
+
+
+class SearchOut(BaseModel):
+    terms: list[str] = Field(description="the words searched for, function words dropped")
+    hits: list[HitOut] = Field(description="best first")
+    message: str | None = Field(None, description="why there are no hits, when there are none")
+
+
+class ForgetSessionOut(BaseModel):
+    ok: bool
+    forgotten: int
+
+
+class ForgetProjectOut(BaseModel):
+    deleted: int = Field(description="conversations forgotten")
+    forgotten: int = Field(description="turns forgotten")
+
+
+class HealthOut(BaseModel):
+    ok: bool
+    full_text: bool
+    turns: int
+
+
+class ErrorOut(BaseModel):
+    detail: str

@@ -1,0 +1,83 @@
+"""What recall_history shows of one hit: a dated block of excerpts and file lists that fits a
+budget of characters, with a line warning of turns that read untrusted content."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from history.query import excerpt
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from history.domain import Hit
+
+TAINT_LINE = "[this turn read untrusted content — weigh its answer accordingly]"
+QUOTING_LINE = "[this turn quoted earlier recall_history results]"
+ASKED_MAX, ANSWERED_MAX, FILES_MAX = 300, 500, 200  # widths when the budget allows
+
+
+def clip(text: str, width: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def quoted(query: str) -> str:
+    return f'"{clip(query, 60)}"'
+
+
+def tail(path: str, width: int) -> str:
+    return path if len(path) <= width else "…" + path[-(width - 1) :]
+
+
+def file_line(label: str, paths: Sequence[str], width: int) -> str:
+    """`label: a, b +N more`, as many paths as fit in about `width` characters."""
+    shown: list[str] = []
+    used = len(label) + 2
+    for i, path in enumerate(paths):
+        more = f" +{len(paths) - i - 1} more" if i < len(paths) - 1 else ""
+        item = tail(path, 60 if shown else max(16, min(60, width - used - len(more))))
+        if shown and used + len(item) + 2 + len(more) > width:
+            break
+        shown.append(item)
+        used += len(item) + 2
+    rest = len(paths) - len(shown)
+    return f"{label}: {', '.join(shown)}" + (f" +{rest} more" if rest else "")
+
+
+def hit_block(
+    n: int, hit: Hit, words: list[str], budget: int, now: datetime, *, quoting: bool, foreign: bool
+) -> str:
+    """Hit number `n`, at most `budget` characters. `quoting`: the turn itself ran recall_history;
+    `foreign`: the turn is from another project than the one searched from, so it is named."""
+    when = hit.asked_at.astimezone()
+    age = (now.date() - when.date()).days
+    ago = "today" if age <= 0 else "yesterday" if age == 1 else f"{age} days ago"
+    lines = [f"[{n}] {when:%Y-%m-%d %H:%M} ({ago}) · conversation {clip(hit.session_id, 64)}"]
+    if hit.tainted:
+        lines.append(TAINT_LINE)
+    if quoting:
+        lines.append(QUOTING_LINE)
+    if foreign:
+        lines.append(f"project: {tail(hit.project, 80)}")
+    prefix = hit.project.rstrip("/") + "/"
+    edited = list(dict.fromkeys(path.removeprefix(prefix) for path in hit.edited))
+    files = dict.fromkeys(path.removeprefix(prefix) for path in hit.files)
+    for path in edited:
+        files.pop(path, None)
+    read = list(files)
+    # What is left after the must-have lines: a fifth for each file list, the rest excerpts.
+    room = budget - sum(len(line) + 1 for line in lines) - 24  # labels, newlines, ellipses
+    listed = [
+        file_line(label, paths, min(FILES_MAX, room // 5))
+        for label, paths in (("edited", edited), ("read", read))
+        if paths
+    ]
+    room -= sum(len(line) + 1 for line in listed)
+    asked_width = max(30, min(ASKED_MAX, room * 2 // 5))
+    lines.append(f"asked: {excerpt(hit.asked, words, asked_width)}")
+    answered_width = max(40, min(ANSWERED_MAX, room - asked_width))
+    lines.append(f"answered: {excerpt(hit.answered, words, answered_width)}")
+    block = "\n".join([*lines, *listed])
+    return block if len(block) <= budget else block[: budget - 1] + "…"
