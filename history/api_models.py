@@ -4,11 +4,12 @@ Every text field must be valid Unicode, paths must not hold NUL, and a naive `as
 as server-local time, as `HistoryIndex.record` takes it.
 """
 
+import re
 from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Annotated
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StrictBool
 
 from history.domain import Hit
 from history.prepare import MAX_PATHS
@@ -27,6 +28,13 @@ def _text(value: str) -> str:
     return value
 
 
+def _iso_date_time(value: object) -> object:
+    # Pydantic would also take numbers and "0" as Unix times; the schema says date-time.
+    if value is not None and not (isinstance(value, str) and ISO_DATE_TIME.match(value)):
+        raise ValueError("asked_at must be an ISO 8601 date-time, e.g. 2026-12-03T10:15:00Z")
+    return value
+
+
 def _utc(value: datetime | None) -> datetime | None:
     if value is None:
         return None
@@ -37,6 +45,7 @@ def _utc(value: datetime | None) -> datetime | None:
 
 
 NO_NUL = r"^[^\x00]*$"
+ISO_DATE_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}")
 WORKSPACE = r"^(~|~/[^\x00]*|/[^\x00]*)$"  # absolute, or under the server user's home
 
 Id = Annotated[str, Field(min_length=1, max_length=MAX_ID, pattern=NO_NUL), AfterValidator(_text)]
@@ -65,8 +74,8 @@ class TurnIn(BaseModel):
     edited: Names = []
     tools: Names = []
     tainted: StrictBool = Field(False, description="the turn read untrusted content")
-    asked_at: Annotated[datetime | None, AfterValidator(_utc)] = Field(
-        None, description="ISO 8601; naive is server-local; default now"
+    asked_at: Annotated[datetime | None, BeforeValidator(_iso_date_time), AfterValidator(_utc)] = (
+        Field(None, description="ISO 8601; naive is server-local; default now")
     )
 
 

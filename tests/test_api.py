@@ -414,3 +414,21 @@ def test_serve_refuses_a_public_bind_before_opening_anything(
     with pytest.raises(ValueError, match="not a TCP port"):
         serve(str(home), port=70_000)
     assert not home.exists()
+
+
+@pytest.mark.parametrize("asked_at", [0, 1.5, "0", "2026-01-01", True])
+def test_asked_at_that_is_not_a_date_time_is_422(asked_at: object, tmp_path: Path) -> None:
+    # Regression: numbers and "0" were taken as Unix times, against the date-time schema.
+    index = HistoryIndex.open(tmp_path / "history.db")
+    client = TestClient(create_app(index))
+    body = {
+        "turn_id": "t",
+        "session_id": "s",
+        "project": "/p",
+        "asked": "a",
+        "answered": "b",
+        "asked_at": asked_at,
+    }
+    response = client.post("/api/code/turns", json=body)
+    assert response.status_code == 422 and index.count() == 0
+    index.close()
