@@ -105,5 +105,5 @@ def secure_delete_enabled(conn: Connection) -> bool:
     return bool(found)
 
 
-def enable_secure_delete_statement() -> str:
-    return f"INSERT INTO {FTS_TABLE}({FTS_TABLE}, rank) VALUES ('secure-delete', 1)"
+def secure_delete_statement(on: bool = True) -> str:
+    return f"INSERT INTO {FTS_TABLE}({FTS_TABLE}, rank) VALUES ('secure-delete', {int(on)})"

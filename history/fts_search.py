@@ -12,6 +12,7 @@ rarest word alone is over the budget is answered from the newest turns holding i
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,13 +31,13 @@ from sqlalchemy import (
 
 from history import fts
 from history.models import Turn
-from history.query import fts_match, words
+from history.query import fold, fts_match
 from history.ranking import COLUMN_WEIGHTS, K1, B, idf
 
 # Postings FTS5 may score for one query: the essential terms' summed document frequencies.
 POSTINGS_BUDGET = 30_000
 # Candidates re-scored in Python when some terms were left to it.
-MIN_CANDIDATES = 100
+MIN_CANDIDATES = 500
 _CONTENT = (Turn.asked, Turn.answered, Turn.files)
 _turns_fts = table(fts.FTS_TABLE, column("rowid"))
 _docsize = table(f"{fts.FTS_TABLE}_docsize", column("id"), column("sz"))
@@ -96,7 +97,7 @@ class FtsSearch:
                 floor = totals.max_rowid - POSTINGS_BUDGET * totals.max_rowid // budget
             wanted = k if not rest else max(MIN_CANDIDATES, 10 * k)
             rows = self._candidates(conn, essential, scope, wanted, floor)
-            idfs = {term: idf(totals.rows, frequency[term]) for term in rest}
+            idfs = {term: (idf(totals.rows, frequency[term]), _word_pattern(term)) for term in rest}
             scored = [
                 (row[:-2], -float(row[-2]) + (_contribution(row, idfs, totals) if idfs else 0.0))
                 for row in rows
@@ -172,6 +173,11 @@ _SELECTED = (
 )
 
 
+def _word_pattern(term: str) -> re.Pattern[str]:
+    """`term` as a whole word of folded text, as the tokenizer splits it."""
+    return re.compile(rf"(?<![^\W_]){re.escape(term)}(?![^\W_])")
+
+
 def _totals(conn: Connection) -> Totals:
     averages = conn.exec_driver_sql(f"SELECT block FROM {fts.FTS_TABLE}_data WHERE id = 1").scalar()
     values = _varints(averages or b"")
@@ -181,14 +187,19 @@ def _totals(conn: Connection) -> Totals:
     return Totals(rows=rows, average_length=tokens / rows if rows else 1.0, max_rowid=max_rowid)
 
 
-def _contribution(row: Any, idfs: dict[str, float], totals: Totals) -> float:
-    """bm25 of the `idfs` terms for one candidate row, as FTS5 would score them."""
+def _contribution(
+    row: Any, idfs: dict[str, tuple[float, re.Pattern[str]]], totals: Totals
+) -> float:
+    """bm25 of the given terms for one candidate row, as FTS5 would score them."""
     length = sum(_varints(row[-1] or b""))
     norm = K1 * (1 - B + B * length / max(totals.average_length, 1e-9))
-    columns = [words(row[5]), words(row[6]), words(row[7])]
+    columns = (fold(row[5]), fold(row[6]), fold(row[7]))
     score = 0.0
-    for term, weight_of_term in idfs.items():
-        frequency = sum(w * col.count(term) for w, col in zip(COLUMN_WEIGHTS, columns, strict=True))
+    for term_idf, pattern in idfs.values():
+        frequency = sum(
+            weight * len(pattern.findall(text))
+            for weight, text in zip(COLUMN_WEIGHTS, columns, strict=True)
+        )
         if frequency:
-            score += weight_of_term * frequency * (K1 + 1) / (frequency + norm)
+            score += term_idf * frequency * (K1 + 1) / (frequency + norm)
     return score

@@ -55,7 +55,7 @@ def _migrate(engine: Engine) -> OpenedDatabase:
             db.upgrade(engine)
         with db.writer(engine).begin() as conn:
             if _secure_delete_possible(conn) and not fts.secure_delete_enabled(conn):
-                conn.exec_driver_sql(fts.enable_secure_delete_statement())
+                conn.exec_driver_sql(fts.secure_delete_statement())
     except OperationalError as exc:
         if error_name(exc) != "SQLITE_READONLY":
             raise

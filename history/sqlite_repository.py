@@ -57,6 +57,10 @@ def _upsert_statement() -> Insert:
 
 
 _UPSERT = _upsert_statement()
+# A forget of more turns than this (or than one in BULK_FORGET_SHARE of the index) rewrites the
+# full-text index instead of scrubbing row by row.
+BULK_FORGET_TURNS = 100
+BULK_FORGET_SHARE = 500
 
 
 def _chunks(items: Sequence[str], size: int = 500) -> Iterator[list[str]]:
@@ -187,12 +191,40 @@ class SqliteTurnRepository(TurnRepository):
 
     def delete_sessions(self, session_ids: Sequence[str]) -> int:
         with self._writer.begin() as conn:
-            return _delete_sessions(conn, session_ids)
+            return self._forget(conn, session_ids)
 
     def delete_project(self, project: str) -> int:
         with self._writer.begin() as conn:
             sessions = select(Turn.session_id).where(Turn.project == project).distinct()
-            return _delete_sessions(conn, list(conn.execute(sessions).scalars()), project)
+            return self._forget(conn, list(conn.execute(sessions).scalars()), project)
+
+    def _forget(
+        self, conn: Connection, session_ids: Sequence[str], project: str | None = None
+    ) -> int:
+        """Delete the sessions' turns (of `project` only, when given) and leave tombstones.
+
+        FTS5's secure-delete scrubs each deleted row from the index at once, at a few ms a row;
+        rewriting the whole index costs about 8 µs a stored row (bench/RESULTS.md). A large
+        forget takes the rewrite instead, in the same transaction."""
+        doomed = sum(
+            conn.execute(
+                select(func.count())
+                .select_from(Turn)
+                .where(Turn.session_id.in_(chunk), *_scope(project, None))
+            ).scalar_one()
+            for chunk in _chunks(session_ids)
+        )
+        stored = conn.execute(select(func.count()).select_from(Turn)).scalar_one()
+        rewrite = self.secure_delete and doomed > max(
+            BULK_FORGET_TURNS, stored // BULK_FORGET_SHARE
+        )
+        if rewrite:
+            conn.exec_driver_sql(fts.secure_delete_statement(on=False))
+        removed = _delete_sessions(conn, session_ids, project)
+        if rewrite:
+            conn.exec_driver_sql(fts.optimize_statement())
+            conn.exec_driver_sql(fts.secure_delete_statement(on=True))
+        return removed
 
     def purge(self) -> bool:
         # secure_delete (a PRAGMA set on connect) zeroes freed pages of `turns`. FTS5 keeps a

@@ -139,3 +139,23 @@ def test_forget_from_another_thread_while_searching(tmp_path: Path) -> None:
     assert index.search(CANARY, project=None) == []
     assert_gone(tmp_path)
     index.close()
+
+
+def test_a_large_forget_rewrites_the_index_and_keeps_secure_delete_on(tmp_path: Path) -> None:
+    index = HistoryIndex.open(tmp_path / "history.db")
+    fill(index)
+    for n in range(150):
+        index.record(
+            turn_id=f"bulk-{n}",
+            session_id=f"bulk-{n % 5}",
+            project="/work/doomed",
+            asked=f"more of the secret plan {CANARY}",
+            answered="",
+        )
+    assert index.forget_project("/work/doomed") == 153
+    assert index.search(CANARY, project=None) == [] and index.count() == 300
+    assert_gone(tmp_path)
+    assert index.engine is not None
+    with index.engine.connect() as conn:
+        assert fts.secure_delete_enabled(conn)
+    index.close()
