@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 
@@ -11,4 +12,10 @@ def project_key(path: str | os.PathLike[str]) -> str:
     raw = os.fspath(path).strip()
     if not raw:
         raise ValueError("a project is a workspace path; got an empty string")
+    return _resolved(raw, os.environ.get("HOME", ""), os.getcwd())
+
+
+@functools.lru_cache(maxsize=4096)
+def _resolved(raw: str, home: str, cwd: str) -> str:
+    # Resolving asks the filesystem; an import resolves the same few projects over and over.
     return str(Path(raw).expanduser().resolve())
