@@ -36,6 +36,8 @@ from history.ranking import COLUMN_WEIGHTS, K1, B, idf
 
 # Postings FTS5 may score for one query: the essential terms' summed document frequencies.
 POSTINGS_BUDGET = 30_000
+# Below this many turns counting is cheap, and always fresh.
+CACHE_FROM_ROWS = 20_000
 # Candidates re-scored in Python when some terms were left to it.
 MIN_CANDIDATES = 500
 _CONTENT = (Turn.asked, Turn.answered, Turn.files)
@@ -82,9 +84,8 @@ class FtsSearch:
         with self.engine.connect() as conn:
             totals = _totals(conn)
             frequency = self._frequencies(conn, terms, totals.rows)
-            present = sorted((t for t in terms if frequency.get(t)), key=lambda t: frequency[t])
-            if not present:
-                return []
+            # A cached count of 0 may be stale: such a term goes to FTS5 first, which knows.
+            present = sorted(terms, key=lambda term: frequency[term])
             essential, budget = [present[0]], frequency[present[0]]
             for term in present[1:]:
                 if budget + frequency[term] > POSTINGS_BUDGET:
@@ -137,10 +138,12 @@ class FtsSearch:
         return [(*row[1:-1], best[row[0]], row[-1]) for row in rows]
 
     def _frequencies(self, conn: Connection, terms: Sequence[str], rows: int) -> dict[str, int]:
-        """Document frequencies from fts5vocab, cached: counting one reads its posting list.
-        The cache is dropped once the index has grown by a tenth."""
+        """Document frequencies from fts5vocab: counting one reads its posting list, so on a
+        large index they are cached until it has grown by a tenth (or shrunk). They only decide
+        which terms FTS5 ranks and weigh the others, so a slightly stale count costs little."""
         with self._lock:
-            if rows > self._cached_at_rows * 1.1 or rows < self._cached_at_rows:
+            stale = rows > self._cached_at_rows * 1.1 or rows < self._cached_at_rows
+            if rows < CACHE_FROM_ROWS or stale:
                 self._document_frequency.clear()
                 self._cached_at_rows = rows
             missing = [term for term in terms if term not in self._document_frequency]

@@ -81,8 +81,9 @@ def test_a_word_too_common_for_the_budget_is_searched_in_the_newest_turns(
 
 
 def test_document_frequencies_are_cached_and_refreshed_as_the_index_grows(
-    index: HistoryIndex,
+    index: HistoryIndex, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(fts_search, "CACHE_FROM_ROWS", 0)
     search = index._repository._fts  # type: ignore[attr-defined]
     index.search("zeppelin")
     assert search._document_frequency["zeppelin"] == 10
@@ -96,3 +97,14 @@ def test_document_frequencies_are_cached_and_refreshed_as_the_index_grows(
         )
     index.search("zeppelin")
     assert search._document_frequency["zeppelin"] == 30
+
+
+def test_a_word_searched_before_it_was_recorded_is_found_after(
+    index: HistoryIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Regression: a cached document frequency of 0 dropped the word from later searches until
+    # the index had grown by a tenth.
+    monkeypatch.setattr(fts_search, "CACHE_FROM_ROWS", 0)
+    assert index.search("quokka") == []
+    index.record(turn_id="q", session_id="q", project="/p0", asked="the quokka bug", answered="")
+    assert [hit.turn_id for hit in index.search("quokka")] == ["q"]
