@@ -30,7 +30,7 @@ from sqlalchemy import (
 )
 
 from history import fts
-from history.models import Turn
+from history.models import TURN_COLUMNS, Turn
 from history.query import fold, fts_match
 from history.ranking import COLUMN_WEIGHTS, K1, B, idf
 
@@ -131,7 +131,7 @@ class FtsSearch:
             ranked = ranked.where(_turns_fts.c.rowid > floor)
         best = {rowid: score for rowid, score in conn.execute(ranked)}
         rows = conn.execute(
-            select(Turn.id, *_SELECTED, _docsize.c.sz)
+            select(Turn.id, *TURN_COLUMNS, _docsize.c.sz)
             .join(_docsize, _docsize.c.id == Turn.id)
             .where(Turn.id.in_(list(best)))
         )
@@ -160,20 +160,6 @@ class FtsSearch:
                 self._document_frequency.update(found)
         with self._lock:
             return {term: self._document_frequency.get(term, 0) for term in terms}
-
-
-_SELECTED = (
-    Turn.turn_id,
-    Turn.session_id,
-    Turn.project,
-    Turn.asked_at,
-    Turn.tainted,
-    Turn.asked,
-    Turn.answered,
-    Turn.files,
-    Turn.edited,
-    Turn.tools,
-)
 
 
 def _word_pattern(term: str) -> re.Pattern[str]:

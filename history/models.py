@@ -68,6 +68,21 @@ class Turn(Base):
     )
 
 
+# The stored fields of a turn, in the order `Hit` takes them.
+TURN_COLUMNS = (
+    Turn.turn_id,
+    Turn.session_id,
+    Turn.project,
+    Turn.asked_at,
+    Turn.tainted,
+    Turn.asked,
+    Turn.answered,
+    Turn.files,
+    Turn.edited,
+    Turn.tools,
+)
+
+
 class ForgottenSession(Base):
     """A conversation the user deleted; importers skip it unless asked to bring it back."""
 

@@ -12,12 +12,10 @@ from sqlalchemy import (
     Connection,
     Engine,
     and_,
-    column,
     delete,
     func,
     or_,
     select,
-    table,
 )
 from sqlalchemy.dialects.sqlite import Insert, insert
 
@@ -25,32 +23,17 @@ from history import fts
 from history.db import writer
 from history.domain import Hit, NewTurn, UpsertCounts
 from history.fts_search import FtsSearch
-from history.models import ForgottenSession, Turn
+from history.models import TURN_COLUMNS, ForgottenSession, Turn
 from history.query import words
-from history.ranking import COLUMN_WEIGHTS, bm25_scores
+from history.ranking import bm25_scores
 from history.repository import TurnRepository
-
-_BM25 = f"bm25({fts.FTS_TABLE}, {', '.join(str(w) for w in COLUMN_WEIGHTS)})"
-_turns_fts = table(fts.FTS_TABLE, column("rowid"))
-_COLUMNS = (
-    Turn.turn_id,
-    Turn.session_id,
-    Turn.project,
-    Turn.asked_at,
-    Turn.tainted,
-    Turn.asked,
-    Turn.answered,
-    Turn.files,
-    Turn.edited,
-    Turn.tools,
-)
 
 
 def _upsert_statement() -> Insert:
     # An upsert, never INSERT OR REPLACE: REPLACE deletes without firing turns_ad and would
     # leave the old row's terms in the index.
     statement = insert(Turn)
-    updated = [column.key for column in _COLUMNS if column.key != "turn_id"]
+    updated = [column.key for column in TURN_COLUMNS if column.key != "turn_id"]
     return statement.on_conflict_do_update(
         index_elements=[Turn.turn_id], set_={key: statement.excluded[key] for key in updated}
     )
@@ -126,12 +109,12 @@ class SqliteTurnRepository(TurnRepository):
         with self._writer.begin() as conn:
             stored: dict[str, tuple[Any, ...]] = {}
             for chunk in _chunks(list(rows)):
-                found = conn.execute(select(*_COLUMNS).where(Turn.turn_id.in_(chunk)))
+                found = conn.execute(select(*TURN_COLUMNS).where(Turn.turn_id.in_(chunk)))
                 stored.update({row[0]: tuple(row) for row in found})
             changed = [
                 values
                 for turn_id, values in rows.items()
-                if stored.get(turn_id) != tuple(values[c.key] for c in _COLUMNS)
+                if stored.get(turn_id) != tuple(values[c.key] for c in TURN_COLUMNS)
             ]
             if changed:
                 conn.execute(_UPSERT, changed)
@@ -162,7 +145,7 @@ class SqliteTurnRepository(TurnRepository):
         # then keeps rows holding it as a word, so both paths agree on what matches.
         folded = [func.recall_fold(col) for col in (Turn.asked, Turn.answered, Turn.files)]
         any_substring = or_(*(func.instr(col, term) > 0 for term in terms for col in folded))
-        statement = select(*_COLUMNS).where(and_(any_substring, *_scope(project, since)))
+        statement = select(*TURN_COLUMNS).where(and_(any_substring, *_scope(project, since)))
         with self.engine.connect() as conn:
             rows = list(conn.execute(statement))
             total = conn.execute(select(func.count()).select_from(Turn)).scalar_one()
