@@ -11,10 +11,8 @@ from sqlalchemy import (
     ColumnElement,
     Connection,
     Engine,
-    and_,
     delete,
     func,
-    or_,
     select,
 )
 from sqlalchemy.dialects.sqlite import Insert, insert
@@ -23,9 +21,8 @@ from history import fts
 from history.db import writer
 from history.domain import Hit, NewTurn, UpsertCounts
 from history.fts_search import FtsSearch
+from history.like_search import search_like
 from history.models import TURN_COLUMNS, ForgottenSession, Turn
-from history.query import words
-from history.ranking import bm25_scores
 from history.repository import TurnRepository
 
 
@@ -140,27 +137,8 @@ class SqliteTurnRepository(TurnRepository):
     def _search_like(
         self, terms: Sequence[str], project: str | None, since: datetime | None, k: int
     ) -> list[Hit]:
-        # SQL narrows to rows holding a term as a substring of the folded text (instr, which,
-        # unlike a LIKE pattern, has no length limit and no wildcards to escape); the tokenizer
-        # then keeps rows holding it as a word, so both paths agree on what matches.
-        folded = [func.recall_fold(col) for col in (Turn.asked, Turn.answered, Turn.files)]
-        any_substring = or_(*(func.instr(col, term) > 0 for term in terms for col in folded))
-        statement = select(*TURN_COLUMNS).where(and_(any_substring, *_scope(project, since)))
-        with self.engine.connect() as conn:
-            rows = list(conn.execute(statement))
-            total = conn.execute(select(func.count()).select_from(Turn)).scalar_one()
-        wanted = set(terms)
-        documents, matching = [], []
-        for row in rows:
-            columns = (words(row.asked), words(row.answered), words(row.files))
-            if any(wanted.intersection(column) for column in columns):
-                documents.append(columns)
-                matching.append(row)
-        scores = bm25_scores(documents, terms, total)
-        ranked = sorted(
-            zip(scores, matching, strict=True), key=lambda pair: (-pair[0], _newest_first(pair[1]))
-        )
-        return [_hit(tuple(row), score) for score, row in ranked[:k]]
+        found = search_like(self.engine, terms, _scope(project, since), k)
+        return [_hit(row, score) for row, score in found]
 
     def count(self, project: str | None) -> int:
         statement = select(func.count()).select_from(Turn).where(*_scope(project, None))
@@ -255,8 +233,3 @@ def _delete_sessions(
         tombstones = insert(ForgottenSession).on_conflict_do_nothing()
         conn.execute(tombstones, [{"session_id": s, "forgotten_at": now} for s in chunk])
     return removed
-
-
-def _newest_first(row: Any) -> float:
-    asked_at: datetime = row.asked_at
-    return -asked_at.timestamp()
