@@ -148,6 +148,28 @@ class TurnDraft:
         )
 
 
+class DraftReader:
+    """What the per-file JSONL readers share: the report they fill and the turn in progress."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.report = ReadReport()
+        self.current: TurnDraft | None = None
+
+    def close(self) -> None:
+        """Finish the turn being drafted, if there is one."""
+        if self.current is not None:
+            self.report.turns.append(self.current.finish())
+        self.current = None
+
+    def count_unknown(self, unknown: int) -> None:
+        if unknown:
+            self.report.skipped += unknown
+            self.report.problems.append(
+                f"{unknown} line(s) in {self.path.name} had a type this reader does not know."
+            )
+
+
 def open_lines(path: Path, report: ReadReport) -> Iterator[str]:
     """The file's lines, streamed; an unreadable file becomes a problem sentence."""
     try:

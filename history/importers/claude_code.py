@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from history.importers.base import (
+    DraftReader,
     ReadReport,
     TranscriptFormat,
     TurnDraft,
@@ -74,11 +75,9 @@ class ClaudeCode(TranscriptFormat):
         return _Reader(path).run()
 
 
-class _Reader:
+class _Reader(DraftReader):
     def __init__(self, path: Path) -> None:
-        self.path = path
-        self.report = ReadReport()
-        self.current: TurnDraft | None = None
+        super().__init__(path)
         self.answer_id: object = None
 
     def run(self) -> ReadReport:
@@ -94,18 +93,9 @@ class _Reader:
                 self.attachment(line)
             elif kind not in KNOWN_TYPES:
                 unknown += 1
-        if unknown:
-            self.report.skipped += unknown
-            self.report.problems.append(
-                f"{unknown} line(s) in {self.path.name} had a type this reader does not know."
-            )
+        self.count_unknown(unknown)
         self.close()
         return self.report
-
-    def close(self) -> None:
-        if self.current is not None:
-            self.report.turns.append(self.current.finish())
-        self.current = None
 
     def start(self, line: dict[str, Any], asked: str) -> None:
         self.close()

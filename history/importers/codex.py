@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from history.importers.base import (
+    DraftReader,
     ReadReport,
     TranscriptFormat,
     TurnDraft,
@@ -57,11 +58,9 @@ class Codex(TranscriptFormat):
         return _Reader(path).run()
 
 
-class _Reader:
+class _Reader(DraftReader):
     def __init__(self, path: Path) -> None:
-        self.path = path
-        self.report = ReadReport()
-        self.current: TurnDraft | None = None
+        super().__init__(path)
         self.session_id = path.stem
         self.project = ""
         self.meta_seen = False
@@ -81,22 +80,13 @@ class _Reader:
                 self.prompt(payload, line.get("timestamp"))
             elif kind == "response_item" and self.current is not None:
                 self.item(payload, self.current)
-        if unknown:
-            self.report.skipped += unknown
+        self.count_unknown(unknown)
+        if unknown and not self.meta_seen:
             self.report.problems.append(
-                f"{unknown} line(s) in {self.path.name} had a type this reader does not know."
+                f"{self.path.name} has no session_meta line; older Codex rollouts are not read."
             )
-            if not self.meta_seen:
-                self.report.problems.append(
-                    f"{self.path.name} has no session_meta line; older Codex rollouts are not read."
-                )
         self.close()
         return self.report
-
-    def close(self) -> None:
-        if self.current is not None:
-            self.report.turns.append(self.current.finish())
-        self.current = None
 
     def meta(self, payload: dict[str, Any]) -> None:
         # A resumed or forked rollout can repeat meta lines; the first one names this file.
