@@ -40,12 +40,14 @@ POSTINGS_BUDGET = 30_000
 CACHE_FROM_ROWS = 20_000
 # Candidates re-scored in Python when some terms were left to it.
 MIN_CANDIDATES = 500
-_CONTENT = (Turn.asked, Turn.answered, Turn.files)
 _turns_fts = table(fts.FTS_TABLE, column("rowid"))
 _docsize = table(f"{fts.FTS_TABLE}_docsize", column("id"), column("sz"))
 _BM25: ColumnElement[float] = literal_column(
     f"bm25({fts.FTS_TABLE}, {', '.join(str(w) for w in COLUMN_WEIGHTS)})"
 )
+
+
+_ASKED_AT = [c.key for c in TURN_COLUMNS].index("asked_at")
 
 
 @dataclass(frozen=True)
@@ -96,14 +98,16 @@ class FtsSearch:
             floor = None
             if budget > POSTINGS_BUDGET:  # the rarest word alone is too common: newest turns
                 floor = totals.max_rowid - POSTINGS_BUDGET * totals.max_rowid // budget
-            wanted = k if not rest else max(MIN_CANDIDATES, 10 * k)
+            # A few more than k even when FTS5's order is final: SQL breaks ties by rowid, and
+            # the newer turn (asked_at) must win them.
+            wanted = k + 20 if not rest else max(MIN_CANDIDATES, 10 * k)
             rows = self._candidates(conn, essential, scope, wanted, floor)
             idfs = {term: (idf(totals.rows, frequency[term]), _word_pattern(term)) for term in rest}
             scored = [
                 (row[:-2], -float(row[-2]) + (_contribution(row, idfs, totals) if idfs else 0.0))
                 for row in rows
             ]
-        scored.sort(key=lambda pair: (-pair[1], -pair[0][3].timestamp()))
+        scored.sort(key=lambda pair: (-pair[1], -pair[0][_ASKED_AT].timestamp()))
         return scored[:k]
 
     def _candidates(
