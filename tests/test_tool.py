@@ -324,7 +324,7 @@ def test_json_nulls_and_whole_floats_are_accepted(
     assert tool.call({"query": "login", "days": None}) == tool.run("login")
 
 
-def test_a_failing_index_gives_an_error_line_not_a_traceback(project: str) -> None:
+def test_a_failing_index_gives_one_line_not_a_traceback(project: str) -> None:
     class Broken:
         def search(self, *args: object, **kwargs: object) -> list[object]:
             raise RuntimeError("disk on fire")
