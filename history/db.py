@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 BUSY_TIMEOUT_MS = 5_000
 # The newest revision in alembic/versions (a test holds the two together). A database already
 # there opens without loading Alembic at all: `recall hook` runs once per agent turn.
-SCHEMA_HEAD = "0003_forgotten_sessions"
+SCHEMA_HEAD = "0004_project_in_full_text"
 ALEMBIC_DIR = Path(__file__).resolve().parent.parent / "alembic"
 
 

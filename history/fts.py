@@ -7,11 +7,19 @@ with their own tokenizer string, so an old revision keeps meaning what it meant.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from sqlalchemy import Connection, text
 from sqlalchemy.exc import OperationalError
 
 FTS_TABLE = "turns_fts"
-INDEXED_COLUMNS = ("asked", "answered", "files")
+TEXT_COLUMNS = ("asked", "answered", "files")
+# One token per project (a column of `turns` computed from `project`): a project-scoped search
+# intersects posting lists inside FTS5 instead of looking up every match's row.
+PROJECT_TAG = "project_tag"
+INDEXED_COLUMNS = (*TEXT_COLUMNS, PROJECT_TAG)
+# project_tag cannot be named in UPDATE OF (it is computed): a change of project reindexes.
+WATCHED_COLUMNS = (*TEXT_COLUMNS, "project")
 TRIGGERS = ("turns_ai", "turns_ad", "turns_au")
 DEFAULT_TOKENIZE = "unicode61 remove_diacritics 2"
 
@@ -34,22 +42,29 @@ def fts_exists(conn: Connection) -> bool:
     return found is not None
 
 
-def create_fts_statements(tokenize: str = DEFAULT_TOKENIZE) -> list[str]:
-    """The DDL for the FTS table and its triggers, then a rebuild from the rows already there."""
-    cols = ", ".join(INDEXED_COLUMNS)
+def create_fts_statements(
+    tokenize: str = DEFAULT_TOKENIZE,
+    columns: Sequence[str] = INDEXED_COLUMNS,
+    watched: Sequence[str] = WATCHED_COLUMNS,
+) -> list[str]:
+    """The DDL for the FTS table and its triggers, then a rebuild from the rows already there.
+    Migrations pass the columns of their own revision."""
+    cols = ", ".join(columns)
     return [
         f"CREATE VIRTUAL TABLE {FTS_TABLE} USING fts5({cols}, "
         f"content='turns', content_rowid='id', tokenize='{tokenize}')",
-        *trigger_statements(),
+        *trigger_statements(columns, watched),
         rebuild_statement(),
     ]
 
 
-def trigger_statements() -> list[str]:
+def trigger_statements(
+    columns: Sequence[str] = INDEXED_COLUMNS, watched: Sequence[str] = WATCHED_COLUMNS
+) -> list[str]:
     """The triggers that keep turns_fts in step with turns."""
-    cols = ", ".join(INDEXED_COLUMNS)
-    new_cols = ", ".join(f"new.{c}" for c in INDEXED_COLUMNS)
-    old_cols = ", ".join(f"old.{c}" for c in INDEXED_COLUMNS)
+    cols = ", ".join(columns)
+    new_cols = ", ".join(f"new.{c}" for c in columns)
+    old_cols = ", ".join(f"old.{c}" for c in columns)
     delete_old = (
         f"INSERT INTO {FTS_TABLE}({FTS_TABLE}, rowid, {cols}) "
         f"VALUES ('delete', old.id, {old_cols});"
@@ -59,7 +74,7 @@ def trigger_statements() -> list[str]:
         f"CREATE TRIGGER turns_ai AFTER INSERT ON turns BEGIN {insert_new} END",
         f"CREATE TRIGGER turns_ad AFTER DELETE ON turns BEGIN {delete_old} END",
         # Only a change to an indexed column touches the index.
-        f"CREATE TRIGGER turns_au AFTER UPDATE OF {cols} ON turns "
+        f"CREATE TRIGGER turns_au AFTER UPDATE OF {', '.join(watched)} ON turns "
         f"BEGIN {delete_old} {insert_new} END",
     ]
 
@@ -89,6 +104,11 @@ def optimize_statement() -> str:
 
 def integrity_check_statement() -> str:
     return f"INSERT INTO {FTS_TABLE}({FTS_TABLE}, rank) VALUES ('integrity-check', 1)"
+
+
+def project_tag(project: str) -> str:
+    """The token `turns.project_tag` holds for a project: 'p' || lower(hex(project))."""
+    return "p" + project.encode("utf-8").hex()
 
 
 def secure_delete_supported(conn: Connection) -> bool:

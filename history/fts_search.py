@@ -31,7 +31,7 @@ from sqlalchemy import (
 
 from history import fts
 from history.models import TURN_COLUMNS, Turn
-from history.query import fold, fts_match
+from history.query import fold, fts_match, quote
 from history.ranking import COLUMN_WEIGHTS, K1, B, idf
 
 # Postings FTS5 may score for one query: the essential terms' summed document frequencies.
@@ -42,8 +42,9 @@ CACHE_FROM_ROWS = 20_000
 MIN_CANDIDATES = 500
 _turns_fts = table(fts.FTS_TABLE, column("rowid"))
 _docsize = table(f"{fts.FTS_TABLE}_docsize", column("id"), column("sz"))
+# The project tag column weighs nothing: it only narrows.
 _BM25: ColumnElement[float] = literal_column(
-    f"bm25({fts.FTS_TABLE}, {', '.join(str(w) for w in COLUMN_WEIGHTS)})"
+    f"bm25({fts.FTS_TABLE}, {', '.join(str(w) for w in (*COLUMN_WEIGHTS, 0.0))})"
 )
 
 
@@ -81,8 +82,14 @@ class FtsSearch:
         self._lock = threading.Lock()
 
     def search(
-        self, terms: Sequence[str], scope: Sequence[ColumnElement[bool]], k: int
+        self,
+        terms: Sequence[str],
+        project: str | None,
+        scope: Sequence[ColumnElement[bool]],
+        k: int,
     ) -> list[tuple[Any, float]]:
+        """The best `k` rows (with their scores) for `terms` in `project` (None: every project),
+        further narrowed by `scope` (conditions on `turns`)."""
         with self.engine.connect() as conn:
             totals = _totals(conn)
             frequency = self._frequencies(conn, terms, totals.rows)
@@ -101,7 +108,7 @@ class FtsSearch:
             # A few more than k even when FTS5's order is final: SQL breaks ties by rowid, and
             # the newer turn (asked_at) must win them.
             wanted = k + 20 if not rest else max(MIN_CANDIDATES, 10 * k)
-            rows = self._candidates(conn, essential, scope, wanted, floor)
+            rows = self._candidates(conn, essential, project, scope, wanted, floor)
             idfs = {term: (idf(totals.rows, frequency[term]), _word_pattern(term)) for term in rest}
             scored = [
                 (row[:-2], -float(row[-2]) + (_contribution(row, idfs, totals) if idfs else 0.0))
@@ -114,6 +121,7 @@ class FtsSearch:
         self,
         conn: Connection,
         essential: Sequence[str],
+        project: str | None,
         scope: Sequence[ColumnElement[bool]],
         limit: int,
         floor: int | None,
@@ -122,10 +130,13 @@ class FtsSearch:
 
         Ranking carries only rowid and score through the sort; the rows' text is read for the
         winners alone."""
+        match = fts_match(essential, fts.TEXT_COLUMNS)
+        if project is not None:
+            match = f"{match} AND {fts.PROJECT_TAG} : {quote(fts.project_tag(project))}"
         ranked = (
             select(_turns_fts.c.rowid, _BM25)
             .select_from(_turns_fts)
-            .where(text(f"{fts.FTS_TABLE} MATCH :match").bindparams(match=fts_match(essential)))
+            .where(text(f"{fts.FTS_TABLE} MATCH :match").bindparams(match=match))
             .order_by(_BM25, _turns_fts.c.rowid.desc())
             .limit(limit)
         )

@@ -8,7 +8,17 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import Boolean, DateTime, Index, Integer, MetaData, String, Text, TypeDecorator
+from sqlalchemy import (
+    Boolean,
+    Computed,
+    DateTime,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    TypeDecorator,
+)
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -60,6 +70,10 @@ class Turn(Base):
     files: Mapped[str] = mapped_column(Text, default="[]")
     edited: Mapped[str] = mapped_column(Text, default="[]")
     tools: Mapped[str] = mapped_column(Text, default="[]")
+    # One full-text token per project; computed by SQLite, never written.
+    project_tag: Mapped[str | None] = mapped_column(
+        String, Computed("'p' || lower(hex(project))", persisted=False)
+    )
 
     __table_args__ = (
         Index("ix_turns_session_id", "session_id"),

@@ -44,9 +44,16 @@ def terms(query: str) -> list[str]:
     return list(seen)
 
 
-def fts_match(query_terms: Sequence[str]) -> str:
-    """An FTS5 MATCH expression that ORs the terms, each a quoted string: never a syntax error."""
-    return " OR ".join('"' + term.replace('"', '""') + '"' for term in query_terms)
+def fts_match(query_terms: Sequence[str], columns: Sequence[str] = ()) -> str:
+    """An FTS5 MATCH expression that ORs the terms, each a quoted string: never a syntax error.
+    With `columns`, only those columns are searched."""
+    terms_or = " OR ".join(quote(term) for term in query_terms)
+    return f"{{{' '.join(columns)}}} : ({terms_or})" if columns else terms_or
+
+
+def quote(term: str) -> str:
+    """A string FTS5 reads as one phrase, whatever the term holds."""
+    return '"' + term.replace('"', '""') + '"'
 
 
 def _word_spans(text: str) -> Iterator[tuple[int, int, str]]:

@@ -130,9 +130,8 @@ class SqliteTurnRepository(TurnRepository):
     def _search_fts(
         self, terms: Sequence[str], project: str | None, since: datetime | None, k: int
     ) -> list[Hit]:
-        return [
-            _hit(row, score) for row, score in self._fts.search(terms, _scope(project, since), k)
-        ]
+        found = self._fts.search(terms, project, _scope(None, since), k)
+        return [_hit(row, score) for row, score in found]
 
     def _search_like(
         self, terms: Sequence[str], project: str | None, since: datetime | None, k: int

@@ -310,3 +310,11 @@ def test_forgetting_a_project_stops_imports_bringing_its_sessions_back(
     )
     assert any_index.record_many([again]).forgotten == 1
     assert any_index.count() == 0
+
+
+def test_a_turn_recorded_again_under_another_project_moves_with_it(any_index: HistoryIndex) -> None:
+    # The project is part of the full-text index: changing it must reindex the row.
+    add(any_index, "t-1", project="/work/shop")
+    add(any_index, "t-1", project="/work/blog")
+    assert ids(any_index.search("login", project="/work/shop")) == []
+    assert ids(any_index.search("login", project="/work/blog")) == ["t-1"]

@@ -108,3 +108,12 @@ def test_a_word_searched_before_it_was_recorded_is_found_after(
     assert index.search("quokka") == []
     index.record(turn_id="q", session_id="q", project="/p0", asked="the quokka bug", answered="")
     assert [hit.turn_id for hit in index.search("quokka")] == ["q"]
+
+
+def test_an_update_of_the_project_alone_reindexes_the_row(index: HistoryIndex) -> None:
+    # project_tag is computed from project, so turns_au must watch project itself.
+    assert index.engine is not None
+    with index.engine.begin() as conn:
+        conn.execute(text("UPDATE turns SET project = '/moved' WHERE turn_id = 't00'"))
+    assert [hit.turn_id for hit in index.search("zeppelin", project="/moved")] == ["t00"]
+    assert "t00" not in [hit.turn_id for hit in index.search("zeppelin", project="/p0", k=10)]

@@ -46,7 +46,8 @@ def test_update_trigger_fires_only_on_indexed_columns(engine: Engine) -> None:
     db.upgrade(engine)
     with engine.connect() as conn:
         sql = conn.execute(text("SELECT sql FROM sqlite_master WHERE name = 'turns_au'")).scalar()
-    assert sql is not None and "AFTER UPDATE OF asked, answered, files ON turns" in sql
+    # project_tag is computed from project: a change of project must reindex the row.
+    assert sql is not None and "AFTER UPDATE OF asked, answered, files, project ON turns" in sql
 
 
 def test_downgrade_to_base_and_upgrade_again(engine: Engine) -> None:
@@ -112,3 +113,28 @@ def test_schema_head_constant_is_alembics_head() -> None:
     from alembic.script import ScriptDirectory
 
     assert ScriptDirectory.from_config(db.alembic_config()).get_current_head() == db.SCHEMA_HEAD
+
+
+def test_a_database_at_0003_with_rows_gets_its_projects_into_the_full_text_index(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "history.db"
+    index = HistoryIndex.open(path)
+    index.record(turn_id="a", session_id="s", project="/work/shop", asked="login", answered="")
+    index.record(turn_id="b", session_id="s", project="/work/blog", asked="login", answered="")
+    index.close()
+    engine = db.create_sqlite_engine(db.database_url(path))
+    db.downgrade(engine, "0003_forgotten_sessions")
+    engine.dispose()
+
+    index = HistoryIndex.open(path)
+    assert [hit.turn_id for hit in index.search("login", project="/work/shop")] == ["a"]
+    assert index.engine is not None
+    with index.engine.connect() as conn:
+        tag = fts.project_tag("/work/blog")
+        found = conn.execute(
+            text("SELECT rowid FROM turns_fts WHERE turns_fts MATCH :m"),
+            {"m": f'project_tag : "{tag}"'},
+        ).all()
+    assert len(found) == 1
+    index.close()

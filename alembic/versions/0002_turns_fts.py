@@ -21,13 +21,14 @@ branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
 TOKENIZE = "unicode61 remove_diacritics 2"
+COLUMNS = ("asked", "answered", "files")
 
 
 def upgrade() -> None:
     # Offline (`--sql`) there is no database to probe: print the DDL for an FTS5 build.
     if not op.get_context().as_sql and not fts.fts5_available(op.get_bind()):
         return
-    for statement in fts.create_fts_statements(TOKENIZE):
+    for statement in fts.create_fts_statements(TOKENIZE, COLUMNS, COLUMNS):
         op.execute(statement)
 
 
