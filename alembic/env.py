@@ -22,6 +22,11 @@ def include_name(name: str | None, type_: str, parent_names: object) -> bool:
     return True
 
 
+def _url() -> str:
+    """`sqlalchemy.url` when set, else the default home's database."""
+    return config.get_main_option("sqlalchemy.url") or database_url(database_path(None))
+
+
 def do_run_migrations(connection: Connection) -> None:
     context.configure(
         connection=connection,
@@ -40,8 +45,7 @@ def run_migrations_online() -> None:
     if given is not None:
         do_run_migrations(given)
         return
-    url = config.get_main_option("sqlalchemy.url") or database_url(database_path(None))
-    engine = create_sqlite_engine(url)
+    engine = create_sqlite_engine(_url())
     try:
         with writer(engine).begin() as connection:
             do_run_migrations(connection)
@@ -50,9 +54,8 @@ def run_migrations_online() -> None:
 
 
 def run_migrations_offline() -> None:
-    url = config.get_main_option("sqlalchemy.url") or database_url(database_path(None))
     context.configure(
-        url=url,
+        url=_url(),
         target_metadata=target_metadata,
         render_as_batch=True,
         literal_binds=True,

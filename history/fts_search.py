@@ -32,7 +32,7 @@ from sqlalchemy import (
 from history import fts
 from history.models import TURN_COLUMNS, Turn
 from history.query import fold, fts_match, quote
-from history.ranking import COLUMN_WEIGHTS, K1, B, idf
+from history.ranking import COLUMN_WEIGHTS, idf, length_norm, term_score
 
 # Postings FTS5 may score for one query: the essential terms' summed document frequencies.
 POSTINGS_BUDGET = 30_000
@@ -196,14 +196,16 @@ def _contribution(
 ) -> float:
     """bm25 of the given terms for one candidate row, as FTS5 would score them."""
     length = sum(_varints(row[-1] or b""))
-    norm = K1 * (1 - B + B * length / max(totals.average_length, 1e-9))
+    norm = length_norm(length, totals.average_length)
     columns = (fold(row[5]), fold(row[6]), fold(row[7]))
-    score = 0.0
-    for term_idf, pattern in idfs.values():
-        frequency = sum(
-            weight * len(pattern.findall(text))
-            for weight, text in zip(COLUMN_WEIGHTS, columns, strict=True)
+    return sum(
+        term_score(
+            term_idf,
+            sum(
+                weight * len(pattern.findall(text))
+                for weight, text in zip(COLUMN_WEIGHTS, columns, strict=True)
+            ),
+            norm,
         )
-        if frequency:
-            score += term_idf * frequency * (K1 + 1) / (frequency + norm)
-    return score
+        for term_idf, pattern in idfs.values()
+    )

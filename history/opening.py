@@ -63,7 +63,7 @@ def _migrate(engine: Engine) -> OpenedDatabase:
         writable = False
     with engine.connect() as conn:
         full_text = fts.fts5_available(conn) and fts.fts_exists(conn)
-        secure_delete = full_text and _secure_delete_possible(conn)
+        secure_delete = full_text and fts.secure_delete_supported(conn)
     return OpenedDatabase(engine, full_text, secure_delete, writable)
 
 

@@ -22,6 +22,16 @@ def idf(rows: int, rows_with_term: int) -> float:
     return value if value > 0 else 1e-6
 
 
+def length_norm(length: int, average_length: float) -> float:
+    """bm25's length normalisation of a row `length` tokens long."""
+    return K1 * (1 - B + B * length / max(average_length, 1e-9))
+
+
+def term_score(term_idf: float, frequency: float, norm: float) -> float:
+    """One term's bm25 contribution: `frequency` is its column-weighted hit count in the row."""
+    return term_idf * frequency * (K1 + 1) / (frequency + norm) if frequency else 0.0
+
+
 def bm25_scores(
     documents: Sequence[Sequence[Sequence[str]]],
     terms: Sequence[str],
@@ -42,11 +52,15 @@ def bm25_scores(
     }
     scores = []
     for doc, length in zip(counts, lengths, strict=True):
-        norm = K1 * (1 - B + B * length / max(average_length, 1e-9))
-        score = 0.0
-        for term in terms:
-            frequency = sum(w * column[term] for w, column in zip(weights, doc, strict=False))
-            if frequency:
-                score += term_idf[term] * frequency * (K1 + 1) / (frequency + norm)
-        scores.append(score)
+        norm = length_norm(length, average_length)
+        scores.append(
+            sum(
+                term_score(
+                    term_idf[term],
+                    sum(w * column[term] for w, column in zip(weights, doc, strict=False)),
+                    norm,
+                )
+                for term in terms
+            )
+        )
     return scores
