@@ -71,6 +71,15 @@ def row(turn: GeneratedTurn) -> tuple[Any, ...]:
     )
 
 
+def best_of(rows: list[Any], k: int) -> list[str]:
+    """The top `k` turn ids of `(id, asked_at, turn_id, bm25)` rows: the lowest bm25 first,
+    ties to the newer turn, then to the higher id."""
+    rows.sort(key=lambda r: r[0], reverse=True)
+    rows.sort(key=lambda r: r[1], reverse=True)
+    rows.sort(key=lambda r: r[3])
+    return [r[2] for r in rows[:k]]
+
+
 def match_expression(terms: Sequence[str]) -> str:
     return " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
 
@@ -122,10 +131,7 @@ class Baseline:
         # MATCH once per row (minutes at 1M turns); CROSS JOIN keeps the full-text scan outside.
         sql, params = self._matching(f"{_RANKED}, {BM25}", terms, project, None, "CROSS JOIN")
         rows = list(self.conn.execute(sql, params))
-        rows.sort(key=lambda r: r[0], reverse=True)  # id, asked_at, turn_id, rank
-        rows.sort(key=lambda r: r[1], reverse=True)
-        rows.sort(key=lambda r: r[3])
-        return [r[2] for r in rows[:k]], len(rows)
+        return best_of(rows, k), len(rows)
 
     def _matching(
         self,

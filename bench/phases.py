@@ -9,12 +9,13 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from bench.baseline import Baseline
+from bench.baseline import Baseline, best_of, match_expression
 from bench.corpus import GeneratedTurn, Query
 from bench.measure import BASELINE, CORPUS, RECALL, Emitter, database_bytes, percentile, warn
 from history import HistoryIndex
 
 WARM_UP = 20
+RECALL_BM25 = "bm25(turns_fts, 3.0, 1.0, 1.0, 0.0)"
 
 
 def _ms(started: float) -> float:
@@ -89,28 +90,51 @@ def search(
 
 def fidelity(
     out: Emitter,
+    recall: HistoryIndex,
     baseline: Baseline,
     queries: Sequence[Query],
     found: dict[tuple[str, str], list[list[str]]],
     k: int = 5,
 ) -> None:
-    """Top-k overlap of each implementation's results with the exhaustive ranking (bm25 over
-    every matching turn, ties to the newer turn), averaged over the queries. A query nothing
-    matches counts 1 when the implementation also returns nothing."""
+    """Top-k overlap of each implementation's results with the exhaustive ranking of its own
+    database (its bm25 applied to every matching turn, ties to the newer turn), averaged over
+    the queries. A query nothing matches counts 1 when the implementation also returns nothing."""
     for scope in ("every", "project"):
         overlaps: dict[str, list[float]] = {RECALL: [], BASELINE: []}
         matches = []
         for number, query in enumerate(queries):
             project = query.project if scope == "project" else None
             best, matched = baseline.exhaustive(query.terms, project, k)
+            references = {
+                BASELINE: best,
+                RECALL: recall_exhaustive(recall, query.terms, project, k),
+            }
             matches.append(matched)
             for impl, sample in overlaps.items():
-                got = set(found[(scope, impl)][number])
-                sample.append(len(got & set(best)) / len(best) if best else float(not got))
+                got, reference = set(found[(scope, impl)][number]), references[impl]
+                sample.append(
+                    len(got & set(reference)) / len(reference) if reference else float(not got)
+                )
         for impl, sample in overlaps.items():
             out.emit(f"top{k}_overlap_{scope}", impl, sum(sample) / len(sample), "share")
         out.emit(f"matching_turns_{scope}_mean", CORPUS, sum(matches) / len(matches), "turns")
         out.emit(f"matching_turns_{scope}_p95", CORPUS, percentile(matches, 95), "turns")
+
+
+def recall_exhaustive(
+    recall: HistoryIndex, terms: Sequence[str], project: str | None, k: int
+) -> list[str]:
+    """recall's scoring (bm25 weighing asked, answered and files 3, 1, 1 and the project tag
+    column 0) of every matching turn in its database: the top `k` turn ids."""
+    assert recall.engine is not None
+    sql = (
+        f"SELECT t.id, t.asked_at, t.turn_id, {RECALL_BM25} FROM turns_fts "
+        "CROSS JOIN turns t ON t.id = turns_fts.rowid WHERE turns_fts MATCH :match"
+        + (" AND t.project = :project" if project is not None else "")
+    )
+    params = {"match": match_expression(terms), "project": project}
+    with recall.engine.connect() as conn:
+        return best_of([tuple(row) for row in conn.exec_driver_sql(sql, params)], k)
 
 
 def forget(out: Emitter, recall: HistoryIndex, baseline: Baseline, project: str) -> None:

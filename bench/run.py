@@ -130,7 +130,7 @@ def _measure(
     if "search" in args.phases:
         benchmark_queries = queries(args.queries, args.seed)
         found = phases.search(out, recall, baseline, benchmark_queries)
-        phases.fidelity(out, baseline, benchmark_queries, found)
+        phases.fidelity(out, recall, baseline, benchmark_queries, found)
     if "forget" in args.phases:
         phases.forget(out, recall, baseline, FORGOTTEN_PROJECT)
 

@@ -1,21 +1,21 @@
-"""Full-text search that stays fast as the index grows: bm25 top-k without reading every posting.
+"""Full-text search that stays fast as the index grows: bm25's exact top k without ranking
+every turn that holds a common word.
 
-FTS5's bm25() reads the whole posting list of every term in the MATCH expression, so a naive
-query costs as much as the number of turns holding its commonest word. Here the rarest terms
-(the "essential" ones, up to a budget of postings) go to FTS5, which ranks the turns holding them;
-the other terms' bm25 contributions are added in Python for the best candidates only, from their
-text and FTS5's own document sizes. The common terms weigh little (their idf is small), so the
-re-scored top k is bm25's top k but for the rare turn whose common words outweigh a rare one
-(bench/RESULTS.md measures how rare: the top-5 overlap with the exhaustive ranking). A query whose
-rarest word alone is over the budget is answered from the newest turns holding it.
+FTS5's bm25() costs about a microsecond for each row it scores, so a naive query costs as much as
+the number of turns holding its commonest word. Here the matching turns are split by the rarest
+query word they hold, rarest first, and FTS5 ranks each part with every query word in the MATCH,
+so each score is the exhaustive ranking's own. A term's bm25 is below idf x (k1 + 1) whatever its
+frequency, so once the k-th best score found beats the sum of those ceilings over the words not
+yet visited, no turn left can enter the top k and the search stops: the common words are reached
+only when turns holding nothing else could still win. Past a budget of postings, a part is ranked
+in the newest turns only (bench/RESULTS.md measures how often, and the overlap that costs).
 """
 
 from __future__ import annotations
 
-import re
+import heapq
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import (
@@ -31,35 +31,29 @@ from sqlalchemy import (
 
 from history import fts
 from history.models import TURN_COLUMNS, Turn
-from history.query import fold, fts_match, quote
-from history.ranking import COLUMN_WEIGHTS, idf, length_norm, term_score
+from history.query import quote
+from history.ranking import COLUMN_WEIGHTS, K1, idf
 
-# Postings FTS5 may score for one query: the essential terms' summed document frequencies.
-POSTINGS_BUDGET = 30_000
+# What one search may cost FTS5, in rows scored. Each word in a MATCH also costs a read of its
+# posting list (bm25 counts its turns): a posting costs about a fiftieth of a scored row.
+WORK_BUDGET = 20_000
+POSTINGS_READ_PER_ROW_SCORED = 50
+# The fewest newest rows a part over the budget is ranked in.
+WINDOW_ROWS = 2_000
 # Below this many turns counting is cheap, and always fresh.
 CACHE_FROM_ROWS = 20_000
-# Candidates re-scored in Python when some terms were left to it.
-MIN_CANDIDATES = 500
+# Ranked beyond k in each part: SQL breaks ties by rowid, and the newer turn (asked_at) must win.
+TIE_MARGIN = 20
 _turns_fts = table(fts.FTS_TABLE, column("rowid"))
-_docsize = table(f"{fts.FTS_TABLE}_docsize", column("id"), column("sz"))
 # The project tag column weighs nothing: it only narrows.
 _BM25: ColumnElement[float] = literal_column(
     f"bm25({fts.FTS_TABLE}, {', '.join(str(w) for w in (*COLUMN_WEIGHTS, 0.0))})"
 )
-
-
 _ASKED_AT = [c.key for c in TURN_COLUMNS].index("asked_at")
 
 
-@dataclass(frozen=True)
-class Totals:
-    rows: int
-    average_length: float
-    max_rowid: int
-
-
 def _varints(blob: bytes) -> list[int]:
-    """SQLite's big-endian varints, as FTS5 writes its averages and document sizes."""
+    """SQLite's big-endian varints, as FTS5 writes its averages record."""
     values, value, position = [], 0, 0
     for byte in blob:
         position += 1
@@ -72,6 +66,49 @@ def _varints(blob: bytes) -> list[int]:
             values.append(value)
             value, position = 0, 0
     return values
+
+
+class _Best:
+    """The scores found so far, by rowid, and the k-th best of them: the bar a turn must pass."""
+
+    def __init__(self, k: int) -> None:
+        self.k = k
+        self.scores: dict[int, float] = {}
+
+    def add(self, found: dict[int, float]) -> None:
+        """Keep each turn's best score: a part that left out some of its words scores it low.
+        A score of 0 is no match: the word was some project's tag, in the weightless column."""
+        for rowid, score in found.items():
+            if score > self.scores.get(rowid, 0.0):
+                self.scores[rowid] = score
+
+    def bar(self) -> float:
+        if len(self.scores) < self.k:
+            return 0.0
+        return heapq.nlargest(self.k, self.scores.values())[-1]
+
+
+class _Budget:
+    """The work one search may give FTS5, part by part: reading the posting list of every word
+    in a MATCH (bm25 counts each word's turns) and scoring the rows the part matches. A part over
+    what is left is ranked in its newest rows only; the first part always runs."""
+
+    def __init__(self, frequency: dict[str, int], tag: str | None) -> None:
+        self.frequency, self.tag = frequency, tag
+        self.left: float = WORK_BUDGET
+
+    def window(self, held: str, any_of: Sequence[str]) -> int | None:
+        """How many of the part's newest rows it may rank (0: all of them), or None: skip it."""
+        narrowing = [held, *([self.tag] if self.tag else [])]
+        reads = sum(self.frequency[word] for word in [*narrowing, *any_of])
+        allowed = self.left - reads / POSTINGS_READ_PER_ROW_SCORED
+        most = min(self.frequency[word] for word in narrowing)
+        first, self.left = self.left == WORK_BUDGET, allowed - most
+        if most <= allowed:
+            return 0
+        if allowed < WINDOW_ROWS and not first:
+            return None
+        return int(max(allowed, WINDOW_ROWS))
 
 
 class FtsSearch:
@@ -91,66 +128,75 @@ class FtsSearch:
         """The best `k` rows (with their scores) for `terms` in `project` (None: every project),
         further narrowed by `scope` (conditions on `turns`)."""
         with self.engine.connect() as conn:
-            totals = _totals(conn)
-            frequency = self._frequencies(conn, terms, totals.rows)
-            # A cached count of 0 may be stale: such a term goes to FTS5 first, which knows.
-            present = sorted(terms, key=lambda term: frequency[term])
-            essential, budget = [present[0]], frequency[present[0]]
-            for term in present[1:]:
-                if budget + frequency[term] > POSTINGS_BUDGET:
+            indexed = _indexed_rows(conn)
+            tag = fts.project_tag(project) if project is not None else None
+            frequency = self._frequencies(conn, [*terms, *([tag] if tag else [])], indexed)
+            budget = _Budget(frequency, tag)
+            # A cached count of 0 may be stale: such a term comes first, where FTS5 counts.
+            ordered = sorted(terms, key=lambda term: frequency[term])
+            ceiling = [idf(indexed, frequency[term]) * (K1 + 1) for term in ordered]
+            best = _Best(k)
+
+            def rank(held: str, any_of: Sequence[str]) -> None:
+                window = budget.window(held, any_of)
+                if window is not None:
+                    best.add(self._ranked(conn, held, any_of, tag, scope, k, window))
+
+            for i, term in enumerate(ordered):
+                if sum(ceiling[i:]) < best.bar():
                     break
-                essential.append(term)
-                budget += frequency[term]
-            rest = present[len(essential) :]
-            floor = None
-            if budget > POSTINGS_BUDGET:  # the rarest word alone is too common: newest turns
-                floor = totals.max_rowid - POSTINGS_BUDGET * totals.max_rowid // budget
-            # A few more than k even when FTS5's order is final: SQL breaks ties by rowid, and
-            # the newer turn (asked_at) must win them.
-            wanted = k + 20 if not rest else max(MIN_CANDIDATES, 10 * k)
-            rows = self._candidates(conn, essential, project, scope, wanted, floor)
-            idfs = {term: (idf(totals.rows, frequency[term]), _word_pattern(term)) for term in rest}
-            scored = [
-                (row[:-2], -float(row[-2]) + (_contribution(row, idfs, totals) if idfs else 0.0))
-                for row in rows
-            ]
+                # The turns holding this word and a commoner one, then those holding it alone
+                # (scored without the others: below their real score, which another part has).
+                if later := ordered[i + 1 :]:
+                    rank(term, later)
+                if ceiling[i] >= best.bar():
+                    rank(term, [])
+            ranked = heapq.nlargest(k + TIE_MARGIN, best.scores.items(), key=lambda item: item[1])
+            rows = conn.execute(
+                select(Turn.id, *TURN_COLUMNS).where(Turn.id.in_([rowid for rowid, _ in ranked]))
+            )
+            scored: list[tuple[Any, float]] = [(row[1:], best.scores[row[0]]) for row in rows]
         scored.sort(key=lambda pair: (-pair[1], -pair[0][_ASKED_AT].timestamp()))
         return scored[:k]
 
-    def _candidates(
+    def _ranked(
         self,
         conn: Connection,
-        essential: Sequence[str],
-        project: str | None,
+        held: str,
+        any_of: Sequence[str],
+        tag: str | None,
         scope: Sequence[ColumnElement[bool]],
-        limit: int,
-        floor: int | None,
-    ) -> list[Any]:
-        """The best `limit` turns for the essential terms, with their bm25 and document size.
-
-        Ranking carries only rowid and score through the sort; the rows' text is read for the
-        winners alone."""
-        match = fts_match(essential, fts.TEXT_COLUMNS)
-        if project is not None:
-            match = f"{match} AND {fts.PROJECT_TAG} : {quote(fts.project_tag(project))}"
+        k: int,
+        window: int,
+    ) -> dict[int, float]:
+        """The best turns (rowid: score) that hold `held` and one of `any_of` if given, among the
+        newest `window` such turns (0: all), ranked by FTS5's bm25 over those words."""
+        match = _words([held])
+        if any_of:
+            match = f"{match} AND {_words(any_of)}"
+        if tag is not None:
+            match = f"{match} AND {fts.PROJECT_TAG} : {quote(tag)}"
+        matching = text(f"{fts.FTS_TABLE} MATCH :match").bindparams(match=match)
+        floor = 0
+        if window:  # FTS5 walks rowids newest first without scoring: cheap
+            oldest_kept = (
+                select(_turns_fts.c.rowid)
+                .where(matching)
+                .order_by(_turns_fts.c.rowid.desc())
+                .offset(window)
+                .limit(1)
+            )
+            floor = conn.execute(oldest_kept).scalar() or 0
         ranked = (
             select(_turns_fts.c.rowid, _BM25)
             .select_from(_turns_fts)
-            .where(text(f"{fts.FTS_TABLE} MATCH :match").bindparams(match=match))
+            .where(matching, _turns_fts.c.rowid > floor)
             .order_by(_BM25, _turns_fts.c.rowid.desc())
-            .limit(limit)
+            .limit(k + TIE_MARGIN)
         )
         if scope:
             ranked = ranked.join(Turn, Turn.id == _turns_fts.c.rowid).where(*scope)
-        if floor is not None:
-            ranked = ranked.where(_turns_fts.c.rowid > floor)
-        best = {rowid: score for rowid, score in conn.execute(ranked)}
-        rows = conn.execute(
-            select(Turn.id, *TURN_COLUMNS, _docsize.c.sz)
-            .join(_docsize, _docsize.c.id == Turn.id)
-            .where(Turn.id.in_(list(best)))
-        )
-        return [(*row[1:-1], best[row[0]], row[-1]) for row in rows]
+        return {rowid: -float(score) for rowid, score in conn.execute(ranked)}
 
     def _frequencies(self, conn: Connection, terms: Sequence[str], rows: int) -> dict[str, int]:
         """Document frequencies from fts5vocab: counting one reads its posting list, so on a
@@ -177,35 +223,14 @@ class FtsSearch:
             return {term: self._document_frequency.get(term, 0) for term in terms}
 
 
-def _word_pattern(term: str) -> re.Pattern[str]:
-    """`term` as a whole word of folded text, as the tokenizer splits it."""
-    return re.compile(rf"(?<![^\W_]){re.escape(term)}(?![^\W_])")
+def _words(words: Sequence[str]) -> str:
+    # No column filter: it would double the cost of bm25's count of each word (FTS5 would read
+    # where each hit is). A word found only in the tag column scores 0, and _Best drops it.
+    return "(" + " OR ".join(quote(word) for word in words) + ")"
 
 
-def _totals(conn: Connection) -> Totals:
+def _indexed_rows(conn: Connection) -> int:
+    """The number of rows FTS5 counts for bm25, from its averages record."""
     averages = conn.exec_driver_sql(f"SELECT block FROM {fts.FTS_TABLE}_data WHERE id = 1").scalar()
     values = _varints(averages or b"")
-    rows = values[0] if values else 0
-    tokens = sum(values[1:])
-    max_rowid = conn.exec_driver_sql("SELECT max(id) FROM turns").scalar() or 0
-    return Totals(rows=rows, average_length=tokens / rows if rows else 1.0, max_rowid=max_rowid)
-
-
-def _contribution(
-    row: Any, idfs: dict[str, tuple[float, re.Pattern[str]]], totals: Totals
-) -> float:
-    """bm25 of the given terms for one candidate row, as FTS5 would score them."""
-    length = sum(_varints(row[-1] or b""))
-    norm = length_norm(length, totals.average_length)
-    columns = (fold(row[5]), fold(row[6]), fold(row[7]))
-    return sum(
-        term_score(
-            term_idf,
-            sum(
-                weight * len(pattern.findall(text))
-                for weight, text in zip(COLUMN_WEIGHTS, columns, strict=True)
-            ),
-            norm,
-        )
-        for term_idf, pattern in idfs.values()
-    )
+    return values[0] if values else 0
