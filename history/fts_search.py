@@ -7,8 +7,8 @@ query word they hold, rarest first, and FTS5 ranks each part with every query wo
 so each score is the exhaustive ranking's own. A term's bm25 is below idf x (k1 + 1) whatever its
 frequency, so once the k-th best score found beats the sum of those ceilings over the words not
 yet visited, no turn left can enter the top k and the search stops: the common words are reached
-only when turns holding nothing else could still win. Past a budget of postings, a part is ranked
-in the newest turns only (bench/RESULTS.md measures how often, and the overlap that costs).
+only when turns holding nothing else could still win. Once a search's work budget is spent, a part
+is ranked in its newest turns only (bench/RESULTS.md measures the overlap that costs).
 """
 
 from __future__ import annotations
@@ -97,13 +97,23 @@ class _Budget:
         self.frequency, self.tag = frequency, tag
         self.left: float = WORK_BUDGET
 
-    def window(self, held: str, any_of: Sequence[str]) -> int | None:
+    def _cost(self, held: Sequence[str], any_of: Sequence[str]) -> tuple[float, int]:
+        """The reads, and the most rows the part can match."""
+        tag = [self.tag] if self.tag else []
+        reads = sum(self.frequency[word] for word in [*held, *any_of, *tag])
+        most = min([sum(self.frequency[word] for word in held), *(self.frequency[t] for t in tag)])
+        return reads / POSTINGS_READ_PER_ROW_SCORED, most
+
+    def fits(self, held: Sequence[str]) -> bool:
+        reads, most = self._cost(held, [])
+        return reads + most <= self.left
+
+    def window(self, held: Sequence[str], any_of: Sequence[str]) -> int | None:
         """How many of the part's newest rows it may rank (0: all of them), or None: skip it."""
-        narrowing = [held, *([self.tag] if self.tag else [])]
-        reads = sum(self.frequency[word] for word in [*narrowing, *any_of])
-        allowed = self.left - reads / POSTINGS_READ_PER_ROW_SCORED
-        most = min(self.frequency[word] for word in narrowing)
-        first, self.left = self.left == WORK_BUDGET, allowed - most
+        reads, most = self._cost(held, any_of)
+        first = self.left == WORK_BUDGET
+        allowed = self.left - reads
+        self.left = allowed - most  # below 0 once a part is windowed: the rest are skipped
         if most <= allowed:
             return 0
         if allowed < WINDOW_ROWS and not first:
@@ -137,20 +147,23 @@ class FtsSearch:
             ceiling = [idf(indexed, frequency[term]) * (K1 + 1) for term in ordered]
             best = _Best(k)
 
-            def rank(held: str, any_of: Sequence[str]) -> None:
+            def rank(held: Sequence[str], any_of: Sequence[str]) -> None:
                 window = budget.window(held, any_of)
                 if window is not None:
                     best.add(self._ranked(conn, held, any_of, tag, scope, k, window))
 
-            for i, term in enumerate(ordered):
+            at_once = budget.fits(ordered)
+            if at_once:  # every matching turn in one ranking: the exhaustive one
+                rank(ordered, [])
+            for i, term in enumerate([] if at_once else ordered):
                 if sum(ceiling[i:]) < best.bar():
                     break
                 # The turns holding this word and a commoner one, then those holding it alone
                 # (scored without the others: below their real score, which another part has).
                 if later := ordered[i + 1 :]:
-                    rank(term, later)
+                    rank([term], later)
                 if ceiling[i] >= best.bar():
-                    rank(term, [])
+                    rank([term], [])
             ranked = heapq.nlargest(k + TIE_MARGIN, best.scores.items(), key=lambda item: item[1])
             rows = conn.execute(
                 select(Turn.id, *TURN_COLUMNS).where(Turn.id.in_([rowid for rowid, _ in ranked]))
@@ -162,16 +175,16 @@ class FtsSearch:
     def _ranked(
         self,
         conn: Connection,
-        held: str,
+        held: Sequence[str],
         any_of: Sequence[str],
         tag: str | None,
         scope: Sequence[ColumnElement[bool]],
         k: int,
         window: int,
     ) -> dict[int, float]:
-        """The best turns (rowid: score) that hold `held` and one of `any_of` if given, among the
-        newest `window` such turns (0: all), ranked by FTS5's bm25 over those words."""
-        match = _words([held])
+        """The best turns (rowid: score) that hold one of `held` and one of `any_of` if given,
+        among the newest `window` such turns (0: all), ranked by FTS5's bm25 over those words."""
+        match = _words(held)
         if any_of:
             match = f"{match} AND {_words(any_of)}"
         if tag is not None:

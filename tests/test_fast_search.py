@@ -64,12 +64,20 @@ def assert_top_k(hits: list[Hit], truth: dict[str, float], k: int) -> None:
         assert hit.score == pytest.approx(truth[hit.turn_id], rel=1e-9)
 
 
+@pytest.fixture(params=["at once", "in parts"])
+def ranking(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Small data is ranked at once; "in parts" takes the path a large index takes."""
+    if request.param == "in parts":
+        monkeypatch.setattr(fts_search._Budget, "fits", lambda self, held: False)
+    return str(request.param)
+
+
 @pytest.mark.parametrize("project", [None, "/p0"])
 @pytest.mark.parametrize(
     "query", ["zeppelin parser cache", "parser cache", "cache step zeppelin", "step", "mod3 parser"]
 )
 def test_the_fast_ranking_is_the_exhaustive_one(
-    index: HistoryIndex, query: str, project: str | None
+    index: HistoryIndex, ranking: str, query: str, project: str | None
 ) -> None:
     hits = index.search(query, project=project, k=5)
     assert_top_k(hits, exhaustive(index, query.split(), project), 5)
@@ -78,19 +86,20 @@ def test_the_fast_ranking_is_the_exhaustive_one(
 def test_a_common_word_is_not_ranked_when_it_cannot_change_the_top_k(
     index: HistoryIndex, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    ranked: list[tuple[str, tuple[str, ...]]] = []
+    monkeypatch.setattr(fts_search._Budget, "fits", lambda self, held: False)
+    ranked: list[tuple[tuple[str, ...], tuple[str, ...]]] = []
     real = fts_search.FtsSearch._ranked
 
-    def spy(self: fts_search.FtsSearch, conn: Any, held: str, any_of: Any, *rest: Any) -> Any:
-        ranked.append((held, tuple(any_of)))
+    def spy(self: fts_search.FtsSearch, conn: Any, held: Any, any_of: Any, *rest: Any) -> Any:
+        ranked.append((tuple(held), tuple(any_of)))
         return real(self, conn, held, any_of, *rest)
 
     monkeypatch.setattr(fts_search.FtsSearch, "_ranked", spy)
     hits = index.search("zeppelin step", k=3)  # zeppelin: 10 turns, step: all 80
     assert_top_k(hits, exhaustive(index, ["zeppelin", "step"], None), 3)
     # Turns holding only "step" score below the third best holding both: never ranked.
-    assert ranked[0] == ("zeppelin", ("step",))
-    assert [held for held, _ in ranked] == ["zeppelin"] * len(ranked)
+    assert ranked[0] == (("zeppelin",), ("step",))
+    assert [held for held, _ in ranked] == [("zeppelin",)] * len(ranked)
 
 
 def test_once_the_work_budget_is_spent_a_common_word_is_searched_in_the_newest_turns(
@@ -112,14 +121,22 @@ def test_a_project_tag_typed_as_a_word_matches_no_turn(index: HistoryIndex) -> N
 _words = st.sampled_from(["ant", "bee", "cat", "dog", "eel", "fox", "gnu", "hen"])
 
 
-@settings(max_examples=25, suppress_health_check=[HealthCheck.too_slow])
+# `ranking` patches the same thing for every example: safe to share.
+@settings(
+    max_examples=25,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(
     texts=st.lists(st.lists(_words, min_size=1, max_size=12), min_size=1, max_size=40),
     query=st.lists(_words, min_size=1, max_size=4, unique=True),
     k=st.integers(1, 6),
 )
 def test_any_corpus_any_query_the_fast_top_k_is_exhaustive_bm25s(
-    tmp_path_factory: pytest.TempPathFactory, texts: list[list[str]], query: list[str], k: int
+    tmp_path_factory: pytest.TempPathFactory,
+    ranking: str,
+    texts: list[list[str]],
+    query: list[str],
+    k: int,
 ) -> None:
     index = HistoryIndex.open(tmp_path_factory.mktemp("h") / "history.db")
     for n, words in enumerate(texts):
