@@ -19,9 +19,10 @@ if TYPE_CHECKING:
     from alembic.config import Config
 
 BUSY_TIMEOUT_MS = 5_000
+WAL_AUTOCHECKPOINT_PAGES = 10_000
 # The newest revision in alembic/versions (a test holds the two together). A database already
 # there opens without loading Alembic at all: `recall hook` runs once per agent turn.
-SCHEMA_HEAD = "0004_project_in_full_text"
+SCHEMA_HEAD = "0005_merge_off_the_record_path"
 ALEMBIC_DIR = Path(__file__).resolve().parent.parent / "alembic"
 
 
@@ -61,6 +62,9 @@ def create_sqlite_engine(url: str, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> En
             f"busy_timeout = {busy_timeout_ms}",
             "journal_mode = WAL",
             "synchronous = NORMAL",
+            # Upkeep checkpoints once writes pause (history/upkeep.py); a commit pays for one
+            # only in a long burst, when the WAL reaches ~40 MB.
+            f"wal_autocheckpoint = {WAL_AUTOCHECKPOINT_PAGES}",
             "secure_delete = ON",
             "foreign_keys = ON",
         ):

@@ -127,3 +127,50 @@ def secure_delete_enabled(conn: Connection) -> bool:
 
 def secure_delete_statement(on: bool = True) -> str:
     return f"INSERT INTO {FTS_TABLE}({FTS_TABLE}, rank) VALUES ('secure-delete', {int(on)})"
+
+
+def config_statement(option: str, value: int) -> str:
+    """Set one of FTS5's persistent options (`automerge`, `crisismerge`, ...)."""
+    return f"INSERT INTO {FTS_TABLE}({FTS_TABLE}, rank) VALUES ('{option}', {int(value)})"
+
+
+def merge_statement(pages: int) -> str:
+    """Merge segments until about `pages` pages are written; a no-op when no level holds enough
+    segments to merge (FTS5's `usermerge`, 4) and no merge is under way."""
+    return f"INSERT INTO {FTS_TABLE}({FTS_TABLE}, rank) VALUES ('merge', {int(pages)})"
+
+
+def indexed_rows(conn: Connection) -> int:
+    """The number of rows FTS5 counts for bm25, from its averages record."""
+    averages = conn.exec_driver_sql(f"SELECT block FROM {FTS_TABLE}_data WHERE id = 1").scalar()
+    values = _varints(averages or b"", 1)
+    return values[0] if values else 0
+
+
+def segment_count(conn: Connection) -> int:
+    """How many segments the index holds: what a search reads each word's postings from."""
+    block = conn.exec_driver_sql(f"SELECT block FROM {FTS_TABLE}_data WHERE id = 10").scalar()
+    if not block:
+        return 0
+    if block[:4] == b"\xff\x00\x00\x01":  # the structure record's second format
+        block = block[4:]
+    return _varints(block[4:], 2)[1]  # after the cookie: levels, then segments
+
+
+def _varints(blob: bytes, wanted: int | None = None) -> list[int]:
+    """SQLite's big-endian varints, as FTS5 writes its records (the first `wanted` of them)."""
+    values: list[int] = []
+    value, position = 0, 0
+    for byte in blob:
+        if wanted is not None and len(values) == wanted:
+            break
+        position += 1
+        if position == 9:
+            values.append((value << 8) | byte)
+            value, position = 0, 0
+            continue
+        value = (value << 7) | (byte & 0x7F)
+        if not byte & 0x80:
+            values.append(value)
+            value, position = 0, 0
+    return values

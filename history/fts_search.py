@@ -52,22 +52,6 @@ _BM25: ColumnElement[float] = literal_column(
 _ASKED_AT = [c.key for c in TURN_COLUMNS].index("asked_at")
 
 
-def _varints(blob: bytes) -> list[int]:
-    """SQLite's big-endian varints, as FTS5 writes its averages record."""
-    values, value, position = [], 0, 0
-    for byte in blob:
-        position += 1
-        if position == 9:
-            values.append((value << 8) | byte)
-            value, position = 0, 0
-            continue
-        value = (value << 7) | (byte & 0x7F)
-        if not byte & 0x80:
-            values.append(value)
-            value, position = 0, 0
-    return values
-
-
 class _Best:
     """The scores found so far, by rowid, and the k-th best of them: the bar a turn must pass."""
 
@@ -138,7 +122,7 @@ class FtsSearch:
         """The best `k` rows (with their scores) for `terms` in `project` (None: every project),
         further narrowed by `scope` (conditions on `turns`)."""
         with self.engine.connect() as conn:
-            indexed = _indexed_rows(conn)
+            indexed = fts.indexed_rows(conn)
             tag = fts.project_tag(project) if project is not None else None
             frequency = self._frequencies(conn, [*terms, *([tag] if tag else [])], indexed)
             budget = _Budget(frequency, tag)
@@ -240,10 +224,3 @@ def _words(words: Sequence[str]) -> str:
     # No column filter: it would double the cost of bm25's count of each word (FTS5 would read
     # where each hit is). A word found only in the tag column scores 0, and _Best drops it.
     return "(" + " OR ".join(quote(word) for word in words) + ")"
-
-
-def _indexed_rows(conn: Connection) -> int:
-    """The number of rows FTS5 counts for bm25, from its averages record."""
-    averages = conn.exec_driver_sql(f"SELECT block FROM {fts.FTS_TABLE}_data WHERE id = 1").scalar()
-    values = _varints(averages or b"")
-    return values[0] if values else 0

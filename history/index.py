@@ -20,8 +20,12 @@ from history.projects import project_key
 from history.query import terms
 from history.repository import TurnRepository
 from history.sqlite_repository import SqliteTurnRepository
+from history.upkeep import Upkeep
 
 log = logging.getLogger(__name__)
+
+# A short-lived process (an import hook) leaves the rest of the upkeep to the next one.
+CLOSING_UPKEEP_SECONDS = 0.1
 
 
 class HistoryIndex:
@@ -32,6 +36,7 @@ class HistoryIndex:
         self._engine = engine
         self._write_lock = threading.Lock()
         self._closed = False
+        self._upkeep = Upkeep(self._repository.tidy)
         self.full_text = full_text
         self.purge_pending = False
 
@@ -84,6 +89,7 @@ class HistoryIndex:
         except Exception as exc:
             log.warning("turn %s not recorded: %s", turn_id, type(exc).__name__)
             return False
+        self._upkeep.wrote()
         return True
 
     def record_many(
@@ -126,6 +132,7 @@ class HistoryIndex:
         except Exception as exc:
             log.warning("%d turns not recorded: %s", len(prepared), type(exc).__name__)
             return RecordCounts(failed=failed + len(prepared))
+        self._upkeep.wrote()
         return RecordCounts(
             new=counts.new,
             updated=counts.updated,
@@ -165,6 +172,7 @@ class HistoryIndex:
         with self._write_lock:
             removed = self._repository.delete_sessions(list(dict.fromkeys(session_ids)))
             self._purge(removed)
+        self._upkeep.wrote()
         return removed
 
     def session_ids(self, project: str | None = None) -> list[str]:
@@ -175,7 +183,15 @@ class HistoryIndex:
         with self._write_lock:
             removed = self._repository.delete_project(project_key(project))
             self._purge(removed)
+        self._upkeep.wrote()
         return removed
+
+    def tidy(self, seconds: float | None = None) -> bool:
+        """Do the index upkeep that writes leave for later (merging the full-text index,
+        checkpointing the WAL) now, in this thread, for at most `seconds` (None: all of it).
+        It runs by itself once writes pause; this is for callers that cannot wait for that.
+        True when nothing is left. Never raises."""
+        return self._upkeep.run_now(seconds)
 
     def _purge(self, removed: int) -> None:
         """Scrub what was deleted out of the file; if a reader's snapshot holds it back, say so
@@ -202,9 +218,13 @@ class HistoryIndex:
         return self._closed
 
     def close(self) -> None:
-        """Release the database; safe to call twice."""
+        """Release the database; safe to call twice. A process that wrote spends at most
+        CLOSING_UPKEEP_SECONDS on the upkeep its writes left."""
         if not self._closed:
             self._closed = True
+            self._upkeep.close()
+            if self._upkeep.due:
+                self._upkeep.run_now(CLOSING_UPKEEP_SECONDS)
             if self._engine is not None:
                 self._engine.dispose()
 

@@ -44,6 +44,11 @@ class TurnRepository(abc.ABC):
         still holds an old snapshot) and should be tried again."""
 
     @abc.abstractmethod
+    def tidy(self) -> bool:
+        """One step of deferred upkeep (merging the index, checkpointing); True when there may
+        be more to do."""
+
+    @abc.abstractmethod
     def forgotten(self, session_ids: Sequence[str]) -> set[str]:
         """Those of `session_ids` that were forgotten."""
 

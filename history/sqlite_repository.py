@@ -41,6 +41,8 @@ _UPSERT = _upsert_statement()
 # full-text index instead of scrubbing row by row.
 BULK_FORGET_TURNS = 100
 BULK_FORGET_SHARE = 500
+# One upkeep step's merging (~2 ms): what a record arriving during a step may wait.
+MERGE_STEP_PAGES = 32
 
 
 def _chunks(items: Sequence[str], size: int = 500) -> Iterator[list[str]]:
@@ -195,10 +197,25 @@ class SqliteTurnRepository(TurnRepository):
                 conn.exec_driver_sql(fts.optimize_statement())
         # The WAL still holds the deleted pages as they were: copy it back and cut it to zero.
         # This waits (busy timeout) for readers of an older snapshot, then gives up.
+        return self._checkpoint("TRUNCATE")
+
+    def tidy(self) -> bool:
+        if self.full_text:
+            with self._writer.begin() as conn:
+                before = conn.exec_driver_sql("SELECT total_changes()").scalar_one()
+                conn.exec_driver_sql(fts.merge_statement(MERGE_STEP_PAGES))
+                changes = conn.exec_driver_sql("SELECT total_changes()").scalar_one() - before
+            if changes >= 2:  # FTS5's documented sign that the merge did some work
+                return True
+        self._checkpoint("PASSIVE")
+        return False
+
+    def _checkpoint(self, mode: str) -> bool:
+        """Copy the WAL back into the database; False when a reader held some of it back."""
         raw = self.engine.raw_connection()
         try:
             cursor = raw.cursor()
-            busy, _, _ = cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            busy, _, _ = cursor.execute(f"PRAGMA wal_checkpoint({mode})").fetchone()
             cursor.close()
         finally:
             raw.close()

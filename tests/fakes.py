@@ -71,6 +71,9 @@ class FakeTurnRepository(TurnRepository):
     def purge(self) -> bool:
         return True
 
+    def tidy(self) -> bool:
+        return False
+
     def forgotten(self, session_ids: Sequence[str]) -> set[str]:
         return self.tombstones.intersection(session_ids)
 

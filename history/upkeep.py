@@ -1,0 +1,87 @@
+"""Index upkeep off the recording path: merging FTS5's segments and checkpointing the WAL.
+
+Every commit adds a small segment to the full-text index. Left to itself, FTS5 merges segments
+inside whichever commit crosses its next 64 pages written, 64 pages per level of the index (about
+40 ms at a million turns, once every ~50 one-turn records), and SQLite copies the WAL back into
+the database inside whichever commit crosses 1,000 pages (about 8 ms). A live agent's `record`
+would pay both at random. Migration 0005 turns FTS5's automatic merging off and the connections
+checkpoint only when the WAL is large; this thread does that work in small steps once writes
+have paused, each step its own short transaction.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+
+log = logging.getLogger(__name__)
+
+# Writes must have paused this long before upkeep starts: a burst is not slowed by it.
+QUIET_SECONDS = 0.25
+
+
+class Upkeep:
+    """Runs `step` (True: there is more to do) in a thread once writes have paused."""
+
+    def __init__(self, step: Callable[[], bool], quiet_seconds: float = QUIET_SECONDS) -> None:
+        self._step = step
+        self._quiet_seconds = quiet_seconds
+        self._last_write = 0.0
+        self._due = threading.Event()
+        self._closing = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def due(self) -> bool:
+        """Writes happened since upkeep last finished."""
+        return self._due.is_set()
+
+    def wrote(self) -> None:
+        """A write committed: upkeep is due once writes pause."""
+        self._last_write = time.monotonic()
+        self._due.set()
+        with self._lock:
+            if self._thread is None and not self._closing.is_set():
+                self._thread = threading.Thread(target=self._run, name="recall-upkeep", daemon=True)
+                self._thread.start()
+
+    def run_now(self, seconds: float | None = None) -> bool:
+        """Do the upkeep in this thread, for at most `seconds` (None: until done). True when
+        nothing is left."""
+        deadline = None if seconds is None else time.monotonic() + seconds
+        while deadline is None or time.monotonic() < deadline:
+            if not self._safe_step():
+                self._due.clear()
+                return True
+        return False
+
+    def close(self) -> None:
+        """Stop the thread; a step under way finishes first."""
+        self._closing.set()
+        self._due.set()
+        with self._lock:
+            thread, self._thread = self._thread, None
+        if thread is not None:
+            thread.join()
+
+    def _run(self) -> None:
+        while self._due.wait() and not self._closing.is_set():
+            quiet = time.monotonic() - self._last_write
+            if quiet < self._quiet_seconds:
+                self._closing.wait(self._quiet_seconds - quiet)
+                continue
+            self._due.clear()
+            while not self._closing.is_set() and self._safe_step():
+                if time.monotonic() - self._last_write < self._quiet_seconds:
+                    self._due.set()  # writes resumed: wait for the next pause
+                    break
+
+    def _safe_step(self) -> bool:
+        try:
+            return self._step()
+        except Exception as exc:  # upkeep is never worth an exception in the caller
+            log.warning("index upkeep failed: %s", type(exc).__name__)
+            return False
