@@ -25,9 +25,9 @@ QUIET_SECONDS = 0.25
 class Upkeep:
     """Runs `step` (True: there is more to do) in a thread once writes have paused."""
 
-    def __init__(self, step: Callable[[], bool], quiet_seconds: float = QUIET_SECONDS) -> None:
+    def __init__(self, step: Callable[[], bool]) -> None:
         self._step = step
-        self._quiet_seconds = quiet_seconds
+        self._quiet_seconds = QUIET_SECONDS
         self._last_write = 0.0
         self._due = threading.Event()
         self._closing = threading.Event()
@@ -53,7 +53,10 @@ class Upkeep:
         nothing is left."""
         deadline = None if seconds is None else time.monotonic() + seconds
         while deadline is None or time.monotonic() < deadline:
-            if not self._safe_step():
+            more = self._safe_step()
+            if more is None:
+                return False
+            if not more:
                 self._due.clear()
                 return True
         return False
@@ -79,9 +82,10 @@ class Upkeep:
                     self._due.set()  # writes resumed: wait for the next pause
                     break
 
-    def _safe_step(self) -> bool:
+    def _safe_step(self) -> bool | None:
+        """The step's answer, or None when it failed (logged: upkeep never raises)."""
         try:
             return self._step()
-        except Exception as exc:  # upkeep is never worth an exception in the caller
+        except Exception as exc:
             log.warning("index upkeep failed: %s", type(exc).__name__)
-            return False
+            return None

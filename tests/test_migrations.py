@@ -138,3 +138,20 @@ def test_a_database_at_0003_with_rows_gets_its_projects_into_the_full_text_index
         ).all()
     assert len(found) == 1
     index.close()
+
+
+def merge_options(engine: Engine) -> dict[str, int]:
+    with engine.connect() as conn:
+        rows = conn.execute(text("SELECT k, v FROM turns_fts_config WHERE k LIKE '%merge'"))
+        return {str(k): int(v) for k, v in rows}
+
+
+def test_0005_leaves_merging_to_upkeep_and_its_downgrade_gives_it_back_to_fts5(
+    engine: Engine,
+) -> None:
+    db.upgrade(engine)
+    assert merge_options(engine) == {"automerge": 0, "crisismerge": 256}
+    db.downgrade(engine, "0004_project_in_full_text")
+    assert merge_options(engine) == {"automerge": 4, "crisismerge": 16}
+    db.upgrade(engine)
+    assert merge_options(engine) == {"automerge": 0, "crisismerge": 256}
