@@ -16,27 +16,22 @@ from __future__ import annotations
 import heapq
 import threading
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import (
-    ColumnElement,
-    Connection,
-    Engine,
-    column,
-    literal_column,
-    select,
-    table,
-    text,
-)
+from sqlalchemy import Connection, Dialect, Engine, select, text
 
 from history import fts
-from history.models import TURN_COLUMNS, Turn
+from history.models import TURN_COLUMNS, Turn, UtcDateTime
 from history.query import quote
 from history.ranking import COLUMN_WEIGHTS, K1, idf
 
 # What one search may cost FTS5, in rows scored. Each word in a MATCH also costs a read of its
 # posting list (bm25 counts its turns): a posting costs about a fiftieth of a scored row.
 WORK_BUDGET = 20_000
+# A row scored in a project-scoped search costs about this many (FTS5 also steps through the
+# project tag's postings, and bm25 reads the tag's hits in every row).
+PROJECT_ROW_COST = 2.0
 POSTINGS_READ_PER_ROW_SCORED = 50
 # The fewest newest rows a part over the budget is ranked in.
 WINDOW_ROWS = 2_000
@@ -44,10 +39,21 @@ WINDOW_ROWS = 2_000
 CACHE_FROM_ROWS = 20_000
 # Ranked beyond k in each part: SQL breaks ties by rowid, and the newer turn (asked_at) must win.
 TIE_MARGIN = 20
-_turns_fts = table(fts.FTS_TABLE, column("rowid"))
 # The project tag column weighs nothing: it only narrows.
-_BM25: ColumnElement[float] = literal_column(
-    f"bm25({fts.FTS_TABLE}, {', '.join(str(w) for w in (*COLUMN_WEIGHTS, 0.0))})"
+_BM25 = f"bm25({fts.FTS_TABLE}, {', '.join(str(w) for w in (*COLUMN_WEIGHTS, 0.0))})"
+_RANKED_FROM = f"SELECT {fts.FTS_TABLE}.rowid, {_BM25} AS score FROM {fts.FTS_TABLE}"
+_RANKED_WHERE = (
+    f" WHERE {fts.FTS_TABLE} MATCH ? AND {fts.FTS_TABLE}.rowid > ?"
+    f" ORDER BY score, {fts.FTS_TABLE}.rowid DESC LIMIT ?"
+)
+_RANKED = _RANKED_FROM + _RANKED_WHERE
+_RANKED_SINCE = (
+    f"{_RANKED_FROM} JOIN turns ON turns.id = {fts.FTS_TABLE}.rowid AND turns.asked_at >= ?"
+    + _RANKED_WHERE
+)
+_OLDEST_KEPT = (
+    f"SELECT rowid FROM {fts.FTS_TABLE} WHERE {fts.FTS_TABLE} MATCH ?"
+    " ORDER BY rowid DESC LIMIT 1 OFFSET ?"
 )
 _ASKED_AT = [c.key for c in TURN_COLUMNS].index("asked_at")
 
@@ -79,10 +85,11 @@ class _Budget:
 
     def __init__(self, frequency: dict[str, int], tag: str | None) -> None:
         self.frequency, self.tag = frequency, tag
+        self.row_cost = 1.0 if tag is None else PROJECT_ROW_COST
         self.left: float = WORK_BUDGET
 
     def _cost(self, held: Sequence[str], any_of: Sequence[str]) -> tuple[float, int]:
-        """The reads, and the most rows the part can match."""
+        """The cost of the reads, and the most rows the part can match."""
         tag = [self.tag] if self.tag else []
         reads = sum(self.frequency[word] for word in [*held, *any_of, *tag])
         most = min([sum(self.frequency[word] for word in held), *(self.frequency[t] for t in tag)])
@@ -90,14 +97,14 @@ class _Budget:
 
     def fits(self, held: Sequence[str]) -> bool:
         reads, most = self._cost(held, [])
-        return reads + most <= self.left
+        return reads + most * self.row_cost <= self.left
 
     def window(self, held: Sequence[str], any_of: Sequence[str]) -> int | None:
         """How many of the part's newest rows it may rank (0: all of them), or None: skip it."""
         reads, most = self._cost(held, any_of)
         first = self.left == WORK_BUDGET
-        allowed = self.left - reads
-        self.left = allowed - most  # below 0 once a part is windowed: the rest are skipped
+        allowed = (self.left - reads) / self.row_cost
+        self.left -= reads + most * self.row_cost  # below 0 once a part is windowed: no more
         if most <= allowed:
             return 0
         if allowed < WINDOW_ROWS and not first:
@@ -113,17 +120,14 @@ class FtsSearch:
         self._lock = threading.Lock()
 
     def search(
-        self,
-        terms: Sequence[str],
-        project: str | None,
-        scope: Sequence[ColumnElement[bool]],
-        k: int,
+        self, terms: Sequence[str], project: str | None, since: datetime | None, k: int
     ) -> list[tuple[Any, float]]:
         """The best `k` rows (with their scores) for `terms` in `project` (None: every project),
-        further narrowed by `scope` (conditions on `turns`)."""
+        asked at `since` or later."""
         with self.engine.connect() as conn:
             indexed = fts.indexed_rows(conn)
             tag = fts.project_tag(project) if project is not None else None
+            stored_since = _stored(since, conn.dialect) if since is not None else None
             frequency = self._frequencies(conn, [*terms, *([tag] if tag else [])], indexed)
             budget = _Budget(frequency, tag)
             # A cached count of 0 may be stale: such a term comes first, where FTS5 counts.
@@ -134,7 +138,8 @@ class FtsSearch:
             def rank(held: Sequence[str], any_of: Sequence[str]) -> None:
                 window = budget.window(held, any_of)
                 if window is not None:
-                    best.add(self._ranked(conn, held, any_of, tag, scope, k, window))
+                    found = _ranked(conn, held, any_of, tag, stored_since, k, window)
+                    best.add(found)
 
             at_once = budget.fits(ordered)
             if at_once:  # every matching turn in one ranking: the exhaustive one
@@ -155,45 +160,6 @@ class FtsSearch:
             scored: list[tuple[Any, float]] = [(row[1:], best.scores[row[0]]) for row in rows]
         scored.sort(key=lambda pair: (-pair[1], -pair[0][_ASKED_AT].timestamp()))
         return scored[:k]
-
-    def _ranked(
-        self,
-        conn: Connection,
-        held: Sequence[str],
-        any_of: Sequence[str],
-        tag: str | None,
-        scope: Sequence[ColumnElement[bool]],
-        k: int,
-        window: int,
-    ) -> dict[int, float]:
-        """The best turns (rowid: score) that hold one of `held` and one of `any_of` if given,
-        among the newest `window` such turns (0: all), ranked by FTS5's bm25 over those words."""
-        match = _words(held)
-        if any_of:
-            match = f"{match} AND {_words(any_of)}"
-        if tag is not None:
-            match = f"{match} AND {fts.PROJECT_TAG} : {quote(tag)}"
-        matching = text(f"{fts.FTS_TABLE} MATCH :match").bindparams(match=match)
-        floor = 0
-        if window:  # FTS5 walks rowids newest first without scoring: cheap
-            oldest_kept = (
-                select(_turns_fts.c.rowid)
-                .where(matching)
-                .order_by(_turns_fts.c.rowid.desc())
-                .offset(window)
-                .limit(1)
-            )
-            floor = conn.execute(oldest_kept).scalar() or 0
-        ranked = (
-            select(_turns_fts.c.rowid, _BM25)
-            .select_from(_turns_fts)
-            .where(matching, _turns_fts.c.rowid > floor)
-            .order_by(_BM25, _turns_fts.c.rowid.desc())
-            .limit(k + TIE_MARGIN)
-        )
-        if scope:
-            ranked = ranked.join(Turn, Turn.id == _turns_fts.c.rowid).where(*scope)
-        return {rowid: -float(score) for rowid, score in conn.execute(ranked)}
 
     def _frequencies(self, conn: Connection, terms: Sequence[str], rows: int) -> dict[str, int]:
         """Document frequencies from fts5vocab: counting one reads its posting list, so on a
@@ -218,6 +184,40 @@ class FtsSearch:
                 self._document_frequency.update(found)
         with self._lock:
             return {term: self._document_frequency.get(term, 0) for term in terms}
+
+
+def _ranked(
+    conn: Connection,
+    held: Sequence[str],
+    any_of: Sequence[str],
+    tag: str | None,
+    since: str | None,
+    k: int,
+    window: int,
+) -> dict[int, float]:
+    """The best turns (rowid: score) that hold one of `held` and one of `any_of` if given,
+    among the newest `window` such turns (0: all), ranked by FTS5's bm25 over those words.
+    Plain SQL: a search runs several of these, and building each through SQLAlchemy cost more
+    than a small one takes to run."""
+    match = _words(held)
+    if any_of:
+        match = f"{match} AND {_words(any_of)}"
+    if tag is not None:
+        match = f"{match} AND {fts.PROJECT_TAG} : {quote(tag)}"
+    floor = 0
+    if window:  # FTS5 walks rowids newest first without scoring: cheap
+        floor = conn.exec_driver_sql(_OLDEST_KEPT, (match, window)).scalar() or 0
+    if since is None:
+        rows = conn.exec_driver_sql(_RANKED, (match, floor, k + TIE_MARGIN))
+    else:
+        rows = conn.exec_driver_sql(_RANKED_SINCE, (since, match, floor, k + TIE_MARGIN))
+    return {rowid: -float(score) for rowid, score in rows}
+
+
+def _stored(when: datetime, dialect: Dialect) -> str:
+    """`when` as `turns.asked_at` stores it."""
+    process = UtcDateTime().bind_processor(dialect)
+    return str(process(when) if process else when)
 
 
 def _words(words: Sequence[str]) -> str:

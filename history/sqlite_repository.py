@@ -132,7 +132,7 @@ class SqliteTurnRepository(TurnRepository):
     def _search_fts(
         self, terms: Sequence[str], project: str | None, since: datetime | None, k: int
     ) -> list[Hit]:
-        found = self._fts.search(terms, project, _scope(None, since), k)
+        found = self._fts.search(terms, project, since, k)
         return [_hit(row, score) for row, score in found]
 
     def _search_like(

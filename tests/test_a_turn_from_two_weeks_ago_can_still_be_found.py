@@ -100,6 +100,12 @@ def test_window_in_days(any_index: HistoryIndex) -> None:
     assert sorted(ids(any_index.search("login", days=60))) == ["t-old", "t-recent"]
 
 
+def test_the_days_window_is_exact_to_the_hour(any_index: HistoryIndex) -> None:
+    add(any_index, "t-inside", asked_at=NOW - timedelta(days=7) + timedelta(hours=1))
+    add(any_index, "t-outside", asked_at=NOW - timedelta(days=7) - timedelta(hours=1))
+    assert ids(any_index.search("login", days=7)) == ["t-inside"]
+
+
 def test_ties_go_to_the_newer_turn(any_index: HistoryIndex) -> None:
     add(any_index, "t-older", asked_at=NOW - timedelta(days=5), session_id="a")
     add(any_index, "t-newer", asked_at=NOW - timedelta(days=1), session_id="b")

@@ -88,13 +88,13 @@ def test_a_common_word_is_not_ranked_when_it_cannot_change_the_top_k(
 ) -> None:
     monkeypatch.setattr(fts_search._Budget, "fits", lambda self, held: False)
     ranked: list[tuple[tuple[str, ...], tuple[str, ...]]] = []
-    real = fts_search.FtsSearch._ranked
+    real = fts_search._ranked
 
-    def spy(self: fts_search.FtsSearch, conn: Any, held: Any, any_of: Any, *rest: Any) -> Any:
+    def spy(conn: Any, held: Any, any_of: Any, *rest: Any) -> Any:
         ranked.append((tuple(held), tuple(any_of)))
-        return real(self, conn, held, any_of, *rest)
+        return real(conn, held, any_of, *rest)
 
-    monkeypatch.setattr(fts_search.FtsSearch, "_ranked", spy)
+    monkeypatch.setattr(fts_search, "_ranked", spy)
     hits = index.search("zeppelin step", k=3)  # zeppelin: 10 turns, step: all 80
     assert_top_k(hits, exhaustive(index, ["zeppelin", "step"], None), 3)
     # Turns holding only "step" score below the third best holding both: never ranked.
