@@ -129,7 +129,9 @@ def _measure(
         phases.bytes_per_turn(out, recall, recall_db, baseline, baseline.count())
     if "search" in args.phases:
         benchmark_queries = queries(args.queries, args.seed)
-        found = phases.search(out, recall, baseline, benchmark_queries, [recall_db, baseline.path])
+        found = phases.search(
+            out, recall, baseline, benchmark_queries, {RECALL: recall_db, BASELINE: baseline.path}
+        )
         phases.fidelity(out, recall, baseline, benchmark_queries, found)
     if "forget" in args.phases:
         phases.forget(out, recall, baseline, FORGOTTEN_PROJECT)

@@ -44,9 +44,9 @@ class TurnRepository(abc.ABC):
         still holds an old snapshot) and should be tried again."""
 
     @abc.abstractmethod
-    def tidy(self) -> bool:
-        """One step of deferred upkeep (merging the index, checkpointing); True when there may
-        be more to do."""
+    def tidy(self, pages: int) -> bool:
+        """One step of deferred upkeep: merge about `pages` pages of the full-text index or,
+        with nothing left to merge, checkpoint. True when there may be more to do."""
 
     @abc.abstractmethod
     def forgotten(self, session_ids: Sequence[str]) -> set[str]:

@@ -41,8 +41,6 @@ _UPSERT = _upsert_statement()
 # full-text index instead of scrubbing row by row.
 BULK_FORGET_TURNS = 100
 BULK_FORGET_SHARE = 500
-# One upkeep step's merging (~2 ms): what a record arriving during a step may wait.
-MERGE_STEP_PAGES = 32
 
 
 def _chunks(items: Sequence[str], size: int = 500) -> Iterator[list[str]]:
@@ -199,11 +197,11 @@ class SqliteTurnRepository(TurnRepository):
         # This waits (busy timeout) for readers of an older snapshot, then gives up.
         return self._checkpoint("TRUNCATE")
 
-    def tidy(self) -> bool:
+    def tidy(self, pages: int) -> bool:
         if self.full_text:
             with self._writer.begin() as conn:
                 before = conn.exec_driver_sql("SELECT total_changes()").scalar_one()
-                conn.exec_driver_sql(fts.merge_statement(MERGE_STEP_PAGES))
+                conn.exec_driver_sql(fts.merge_statement(pages))
                 changes = conn.exec_driver_sql("SELECT total_changes()").scalar_one() - before
             if changes >= 2:  # FTS5's documented sign that the merge did some work
                 return True

@@ -20,12 +20,16 @@ log = logging.getLogger(__name__)
 
 # Writes must have paused this long before upkeep starts: a burst is not slowed by it.
 QUIET_SECONDS = 0.25
+# Pages merged per step in the thread (~2 ms: what a record arriving during a step may wait),
+# and when a caller asked for the upkeep and waits for it (fewer, cheaper steps).
+THREAD_STEP_PAGES = 32
+CALLER_STEP_PAGES = 1024
 
 
 class Upkeep:
-    """Runs `step` (True: there is more to do) in a thread once writes have paused."""
+    """Runs `step(pages)` (True: there is more to do) in a thread once writes have paused."""
 
-    def __init__(self, step: Callable[[], bool]) -> None:
+    def __init__(self, step: Callable[[int], bool]) -> None:
         self._step = step
         self._quiet_seconds = QUIET_SECONDS
         self._last_write = 0.0
@@ -53,7 +57,7 @@ class Upkeep:
         nothing is left."""
         deadline = None if seconds is None else time.monotonic() + seconds
         while deadline is None or time.monotonic() < deadline:
-            more = self._safe_step()
+            more = self._safe_step(CALLER_STEP_PAGES)
             if more is None:
                 return False
             if not more:
@@ -77,15 +81,15 @@ class Upkeep:
                 self._closing.wait(self._quiet_seconds - quiet)
                 continue
             self._due.clear()
-            while not self._closing.is_set() and self._safe_step():
+            while not self._closing.is_set() and self._safe_step(THREAD_STEP_PAGES):
                 if time.monotonic() - self._last_write < self._quiet_seconds:
                     self._due.set()  # writes resumed: wait for the next pause
                     break
 
-    def _safe_step(self) -> bool | None:
+    def _safe_step(self, pages: int) -> bool | None:
         """The step's answer, or None when it failed (logged: upkeep never raises)."""
         try:
-            return self._step()
+            return self._step(pages)
         except Exception as exc:
             log.warning("index upkeep failed: %s", type(exc).__name__)
             return None

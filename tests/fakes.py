@@ -71,7 +71,7 @@ class FakeTurnRepository(TurnRepository):
     def purge(self) -> bool:
         return True
 
-    def tidy(self) -> bool:
+    def tidy(self, pages: int) -> bool:
         return False
 
     def forgotten(self, session_ids: Sequence[str]) -> set[str]:

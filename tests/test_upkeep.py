@@ -74,7 +74,7 @@ def test_closing_stops_upkeep_after_doing_what_it_can(tmp_path: Path, paused: No
 def test_failed_upkeep_is_logged_and_recording_goes_on(
     tmp_path: Path, paused: None, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    def fail(self: SqliteTurnRepository) -> bool:
+    def fail(self: SqliteTurnRepository, pages: int) -> bool:
         raise OperationalError("merge", {}, Exception("disk I/O error"))
 
     monkeypatch.setattr(SqliteTurnRepository, "tidy", fail)
