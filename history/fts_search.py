@@ -163,8 +163,10 @@ class FtsSearch:
 
     def _frequencies(self, conn: Connection, terms: Sequence[str], rows: int) -> dict[str, int]:
         """Document frequencies from fts5vocab: counting one reads its posting list, so on a
-        large index they are cached until it has grown by a tenth (or shrunk). They only decide
-        which terms FTS5 ranks and weigh the others, so a slightly stale count costs little."""
+        large index they are cached until it has grown by a tenth (or shrunk). They order the
+        words, size the parts and bound each word's score; FTS5 scores with fresh counts. A count
+        that lags behind growth only raises the bound; one that lags a rewrite of turns lowers it
+        by a hair, and the bound (idf x 2.2) is well above what any real row scores."""
         with self._lock:
             stale = rows > self._cached_at_rows * 1.1 or rows < self._cached_at_rows
             if rows < CACHE_FROM_ROWS or stale:

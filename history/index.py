@@ -36,7 +36,7 @@ class HistoryIndex:
         self._engine = engine
         self._write_lock = threading.Lock()
         self._closed = False
-        self._upkeep = Upkeep(self._repository.tidy)
+        self._upkeep = Upkeep(self._upkeep_step)
         self.full_text = full_text
         self.purge_pending = False
 
@@ -185,6 +185,16 @@ class HistoryIndex:
             self._purge(removed)
         self._upkeep.wrote()
         return removed
+
+    def _upkeep_step(self, pages: int) -> bool:
+        """Merge some of the full-text index or, with nothing left to merge, checkpoint. The
+        merge waits for this process's writes (a forget may hold the lock for seconds); the
+        checkpoint lets them run."""
+        with self._write_lock:
+            if self._repository.merge(pages):
+                return True
+        self._repository.checkpoint()
+        return False
 
     def tidy(self, seconds: float | None = None) -> bool:
         """Do the index upkeep that writes leave for later (merging the full-text index,

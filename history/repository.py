@@ -44,9 +44,13 @@ class TurnRepository(abc.ABC):
         still holds an old snapshot) and should be tried again."""
 
     @abc.abstractmethod
-    def tidy(self, pages: int) -> bool:
-        """One step of deferred upkeep: merge about `pages` pages of the full-text index or,
-        with nothing left to merge, checkpoint. True when there may be more to do."""
+    def merge(self, pages: int) -> bool:
+        """Merge about `pages` pages of the full-text index's segments; False when there was
+        nothing to merge."""
+
+    @abc.abstractmethod
+    def checkpoint(self) -> None:
+        """Copy what the log holds back into the database, as far as readers allow."""
 
     @abc.abstractmethod
     def forgotten(self, session_ids: Sequence[str]) -> set[str]:

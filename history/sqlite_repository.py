@@ -197,16 +197,17 @@ class SqliteTurnRepository(TurnRepository):
         # This waits (busy timeout) for readers of an older snapshot, then gives up.
         return self._checkpoint("TRUNCATE")
 
-    def tidy(self, pages: int) -> bool:
-        if self.full_text:
-            with self._writer.begin() as conn:
-                before = conn.exec_driver_sql("SELECT total_changes()").scalar_one()
-                conn.exec_driver_sql(fts.merge_statement(pages))
-                changes = conn.exec_driver_sql("SELECT total_changes()").scalar_one() - before
-            if changes >= 2:  # FTS5's documented sign that the merge did some work
-                return True
+    def merge(self, pages: int) -> bool:
+        if not self.full_text:
+            return False
+        with self._writer.begin() as conn:
+            before = conn.exec_driver_sql("SELECT total_changes()").scalar_one()
+            conn.exec_driver_sql(fts.merge_statement(pages))
+            changes = conn.exec_driver_sql("SELECT total_changes()").scalar_one() - before
+        return bool(changes >= 2)  # FTS5's documented sign that the merge did some work
+
+    def checkpoint(self) -> None:
         self._checkpoint("PASSIVE")
-        return False
 
     def _checkpoint(self, mode: str) -> bool:
         """Copy the WAL back into the database; False when a reader held some of it back."""

@@ -71,8 +71,11 @@ class FakeTurnRepository(TurnRepository):
     def purge(self) -> bool:
         return True
 
-    def tidy(self, pages: int) -> bool:
+    def merge(self, pages: int) -> bool:
         return False
+
+    def checkpoint(self) -> None:
+        pass
 
     def forgotten(self, session_ids: Sequence[str]) -> set[str]:
         return self.tombstones.intersection(session_ids)

@@ -77,7 +77,7 @@ def test_failed_upkeep_is_logged_and_recording_goes_on(
     def fail(self: SqliteTurnRepository, pages: int) -> bool:
         raise OperationalError("merge", {}, Exception("disk I/O error"))
 
-    monkeypatch.setattr(SqliteTurnRepository, "tidy", fail)
+    monkeypatch.setattr(SqliteTurnRepository, "merge", fail)
     index = HistoryIndex.open(tmp_path / "history.db")
     record(index, 3)
     with caplog.at_level(logging.WARNING, logger="history.upkeep"):
