@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from functools import partial
 
-from history import cli_import, db
+from history import cli_import, db, fts
 from history.home import resolve_home
 from history.index import HistoryIndex, history_for
 from history.projects import project_key
@@ -166,7 +166,22 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     report = examine(index.engine, index.full_text, repair=not args.check_only)
     for finding in report.findings:
         print(finding)
+    if report.healthy and index.full_text and not args.check_only:
+        print(_merged(index))
     return OK if report.healthy else NOTHING
+
+
+def _merged(index: HistoryIndex) -> str:
+    """Do the index upkeep now (a process that only ever ran briefly may have left it)."""
+    assert index.engine is not None
+    with index.engine.connect() as conn:
+        before = fts.segment_count(conn)
+    index.tidy()
+    with index.engine.connect() as conn:
+        after = fts.segment_count(conn)
+    if after < before:
+        return f"Merged the full-text index from {before} segments into {after}."
+    return f"The full-text index is in {after} segments: nothing to merge."
 
 
 def build_parser() -> argparse.ArgumentParser:

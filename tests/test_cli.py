@@ -153,3 +153,22 @@ def test_doctor_rebuilds_an_index_that_disagrees_with_the_table(
     assert "rebuilt and now agrees" in out
     assert main(["--home", str(home), "doctor", "--check-only"]) == 0
     assert main(["--home", str(home), "search", "kubernetes", "--everywhere", "--json"]) == 0
+
+
+def test_doctor_merges_what_short_lived_writers_left(
+    home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from history import index as index_module
+    from history import upkeep
+
+    monkeypatch.setattr(upkeep, "QUIET_SECONDS", 3600.0)
+    monkeypatch.setattr(index_module, "CLOSING_UPKEEP_SECONDS", 0.0)
+    index = HistoryIndex.open(home / "history.db")
+    for n in range(30):
+        index.record(turn_id=f"m{n}", session_id="m", project="/p", asked="merge me", answered="")
+    index.close()
+    assert main(["--home", str(home), "doctor"]) == 0
+    out = capsys.readouterr().out
+    assert "Merged the full-text index from" in out
+    assert main(["--home", str(home), "doctor"]) == 0
+    assert "nothing to merge" in capsys.readouterr().out
