@@ -126,18 +126,19 @@ def secure_delete_enabled(conn: Connection) -> bool:
 
 
 def secure_delete_statement(on: bool = True) -> str:
-    return f"INSERT INTO {FTS_TABLE}({FTS_TABLE}, rank) VALUES ('secure-delete', {int(on)})"
+    return config_statement("secure-delete", int(on))
 
 
 def config_statement(option: str, value: int) -> str:
-    """Set one of FTS5's persistent options (`automerge`, `crisismerge`, ...)."""
+    """Set one of FTS5's persistent options (`automerge`, `crisismerge`, ...), or run one of its
+    commands that takes a number (`merge`)."""
     return f"INSERT INTO {FTS_TABLE}({FTS_TABLE}, rank) VALUES ('{option}', {int(value)})"
 
 
 def merge_statement(pages: int) -> str:
     """Merge segments until about `pages` pages are written; a no-op when no level holds enough
     segments to merge (FTS5's `usermerge`, 4) and no merge is under way."""
-    return f"INSERT INTO {FTS_TABLE}({FTS_TABLE}, rank) VALUES ('merge', {int(pages)})"
+    return config_statement("merge", pages)
 
 
 def indexed_rows(conn: Connection) -> int:

@@ -23,7 +23,7 @@ from sqlalchemy import Connection, Dialect, Engine, select, text
 
 from history import fts
 from history.models import TURN_COLUMNS, Turn, UtcDateTime
-from history.query import quote
+from history.query import fts_match, quote
 from history.ranking import COLUMN_WEIGHTS, K1, idf
 
 # What one search may cost FTS5, in rows scored. Each word in a MATCH also costs a read of its
@@ -225,4 +225,4 @@ def _stored(when: datetime, dialect: Dialect) -> str:
 def _words(words: Sequence[str]) -> str:
     # No column filter: it would double the cost of bm25's count of each word (FTS5 would read
     # where each hit is). A word found only in the tag column scores 0, and _Best drops it.
-    return "(" + " OR ".join(quote(word) for word in words) + ")"
+    return f"({fts_match(words)})"

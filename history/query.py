@@ -44,11 +44,9 @@ def terms(query: str) -> list[str]:
     return list(seen)
 
 
-def fts_match(query_terms: Sequence[str], columns: Sequence[str] = ()) -> str:
-    """An FTS5 MATCH expression that ORs the terms, each a quoted string: never a syntax error.
-    With `columns`, only those columns are searched."""
-    terms_or = " OR ".join(quote(term) for term in query_terms)
-    return f"{{{' '.join(columns)}}} : ({terms_or})" if columns else terms_or
+def fts_match(query_terms: Sequence[str]) -> str:
+    """An FTS5 MATCH expression that ORs the terms, each a quoted string: never a syntax error."""
+    return " OR ".join(quote(term) for term in query_terms)
 
 
 def quote(term: str) -> str:
