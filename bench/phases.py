@@ -1,5 +1,6 @@
 """The measurements made on both filled databases in one process, the two interleaved call by
-call so that whatever else the machine is doing weighs on both alike."""
+call so that whatever else the machine is doing weighs on both alike (search excepted: see
+`search`)."""
 
 from __future__ import annotations
 
