@@ -5,10 +5,10 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import Connection
 
-from history.db import create_sqlite_engine, database_url, writer
-from history.fts import FTS_TABLE
 from history.home import database_path
-from history.models import Base
+from history.store.models import Base
+from history.store.sqlite.engine import create_sqlite_engine, database_url, writer
+from history.store.sqlite.fts import FTS_TABLE
 
 config = context.config
 target_metadata = Base.metadata

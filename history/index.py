@@ -11,15 +11,15 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
-from history import db
 from history.domain import Hit, NewTurn
 from history.home import ensure_private_dir, resolve_home
-from history.opening import open_database
 from history.prepare import MAX_DAYS, RecordCounts, TurnFields, prepare
 from history.projects import project_key
 from history.query import terms
-from history.repository import TurnRepository
-from history.sqlite_repository import SqliteTurnRepository
+from history.store.repository import TurnRepository
+from history.store.sqlite import engine as sqlite_db
+from history.store.sqlite.opening import open_database
+from history.store.sqlite.repository import SqliteTurnRepository
 from history.upkeep import Upkeep
 
 log = logging.getLogger(__name__)
@@ -42,12 +42,12 @@ class HistoryIndex:
 
     @classmethod
     def open(
-        cls, target: str | os.PathLike[str], busy_timeout_ms: int = db.BUSY_TIMEOUT_MS
+        cls, target: str | os.PathLike[str], busy_timeout_ms: int = sqlite_db.BUSY_TIMEOUT_MS
     ) -> HistoryIndex:
         """Open (creating and migrating to head) the index at a path or SQLAlchemy URL.
 
         `busy_timeout_ms` bounds how long a write waits for another writer's lock."""
-        opened = open_database(db.database_url(target), busy_timeout_ms)
+        opened = open_database(sqlite_db.database_url(target), busy_timeout_ms)
         repository = SqliteTurnRepository(opened.engine, opened.full_text, opened.secure_delete)
         return cls(repository, opened.full_text, opened.engine)
 

@@ -19,7 +19,7 @@ from mcp.server.mcpserver.tools import Tool
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 
 from history.index import history_for
-from history.tool import MCP_ANNOTATIONS, RecallHistoryTool
+from history.tools.recall_history import MCP_ANNOTATIONS, RecallHistoryTool
 
 INSTRUCTIONS = (
     "recall_history searches this project's earlier coding turns (asked, answered, files read "

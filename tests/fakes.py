@@ -7,7 +7,7 @@ from datetime import datetime
 
 from history.domain import Hit, NewTurn, UpsertCounts
 from history.query import words
-from history.repository import TurnRepository
+from history.store.repository import TurnRepository
 
 
 class FakeTurnRepository(TurnRepository):

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from history import HistoryIndex, fts
+from history import HistoryIndex
+from history.store.sqlite import fts
 
 NOW = datetime.now(UTC)
 

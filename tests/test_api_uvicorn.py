@@ -28,7 +28,7 @@ def free_port() -> int:
 def server(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], str, Path]]:
     home, port = tmp_path / "home", free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "history.serve", "--home", str(home), "--port", str(port)],
+        [sys.executable, "-m", "history.api.serve", "--home", str(home), "--port", str(port)],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

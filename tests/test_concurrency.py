@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from history import HistoryIndex
-from history.doctor import index_agrees, table_problems
+from history.store.sqlite.doctor import index_agrees, table_problems
 
 
 def test_four_writers_and_four_readers_in_threads(index: HistoryIndex) -> None:

@@ -16,8 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import text
 
-from history import HistoryIndex, Hit, fts_search, project_key
-from history.fts import project_tag
+from history import HistoryIndex, Hit, project_key
+from history.store.sqlite import fts_search
+from history.store.sqlite.fts import project_tag
 
 NOW = datetime.now(UTC)
 

@@ -16,9 +16,10 @@ import pytest
 from sqlalchemy import event
 from sqlalchemy.exc import DatabaseError
 
-from history import HistoryIndex, db
-from history.doctor import index_agrees, table_problems
+from history import HistoryIndex
 from history.prepare import prepare
+from history.store.sqlite import engine as sqlite_db
+from history.store.sqlite.doctor import index_agrees, table_problems
 
 
 def record(index: HistoryIndex, turn_id: str, asked: str = "login flow") -> bool:
@@ -133,7 +134,7 @@ def test_a_broken_file_is_moved_aside_and_a_fresh_index_starts(
     index = HistoryIndex.open(path)
     assert record(index, "t-1")
     index.close()
-    engine = db.create_sqlite_engine(db.database_url(path))
+    engine = sqlite_db.create_sqlite_engine(sqlite_db.database_url(path))
     with engine.connect() as conn:
         conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
     engine.dispose()
@@ -155,8 +156,8 @@ def test_a_lock_held_by_another_process_fails_the_record_in_time(tmp_path: Path)
     holder = python(
         f"""
         import time
-        from history import db
-        conn = db.sqlite_driver().connect({str(tmp_path / "history.db")!r}, isolation_level=None)
+        from history.store.sqlite.engine import sqlite_driver
+        conn = sqlite_driver().connect({str(tmp_path / "history.db")!r}, isolation_level=None)
         conn.execute("BEGIN IMMEDIATE")
         print("holding", flush=True)
         time.sleep(5)

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from history import HistoryIndex, db, fts
+from history import HistoryIndex
+from history.store.sqlite import engine as sqlite_db
+from history.store.sqlite import fts
 
 # Long and distinctive: FTS5 prefix-compresses terms, so a leftover may hold only the tail.
 CANARY = "zebracanaryqu" + "xvbtwelkjhprmnd"
@@ -81,7 +83,7 @@ def test_deleting_without_the_purge_leaves_the_canary(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Guards the test above: with the purge a no-op, the bytes are found.
-    from history.sqlite_repository import SqliteTurnRepository
+    from history.store.sqlite.repository import SqliteTurnRepository
 
     monkeypatch.setattr(SqliteTurnRepository, "purge", lambda self: True)
     monkeypatch.setattr(fts, "secure_delete_supported", lambda conn: False)
@@ -99,7 +101,7 @@ def test_a_reader_holding_a_snapshot_delays_the_scrub_and_it_is_finished_later(
     fill(index)
     # The same SQLite library as the index: two copies of SQLite in one process do not see
     # each other's POSIX locks.
-    reader = db.sqlite_driver().connect(str(tmp_path / "history.db"), isolation_level=None)
+    reader = sqlite_db.sqlite_driver().connect(str(tmp_path / "history.db"), isolation_level=None)
     reader.execute("BEGIN")
     assert reader.execute("SELECT count(*) FROM turns").fetchone() == (303,)
     try:

@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 from history import HistoryIndex
-from history import importing as importing_module
 from history.importers import FORMATS, ImportedTurn, ReadReport
+from history.importers import run as importing_module
 from history.importers.claude_code import ClaudeCode
-from history.importing import ImportSummary, import_hook, import_transcripts
+from history.importers.run import ImportSummary, import_hook, import_transcripts
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 FIXTURES = Path(__file__).parent / "fixtures" / "importers"
@@ -235,7 +235,7 @@ def test_the_hook_imports_its_transcript_and_takes_stops_last_answer(
 def test_bad_hook_input_imports_nothing_and_logs(
     index: HistoryIndex, text: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    with caplog.at_level(logging.WARNING, logger="history.importing"):
+    with caplog.at_level(logging.WARNING, logger="history.importers.run"):
         assert import_hook(index, text) is None
     assert caplog.records and index.count() == 0
 

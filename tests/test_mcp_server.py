@@ -14,7 +14,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp_types import CallToolResult, TextContent
 
 from history import HistoryIndex
-from history.tool import RecallHistoryTool
+from history.tools.recall_history import RecallHistoryTool
 
 
 @pytest.fixture

@@ -11,8 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from history import HistoryIndex, fts
+from history import HistoryIndex
 from history.query import MAX_QUERY_WORDS, excerpt, fts_match, terms, words
+from history.store.sqlite import fts
 
 
 @pytest.mark.parametrize(

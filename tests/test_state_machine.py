@@ -11,7 +11,8 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, invariant, rule
 
-from history import HistoryIndex, fts
+from history import HistoryIndex
+from history.store.sqlite import fts
 
 WORDS = ["login", "cache", "parser", "deploy", "schema", "token", "router", "widget"]
 PROJECTS = ["/proj/a", "/proj/b", "/proj/c"]

@@ -14,8 +14,8 @@ import mcp_types
 import pytest
 
 from history import HistoryIndex, project_key
-from history.tool import RecallHistoryTool
-from history.tool_text import TAINT_LINE
+from history.tools.recall_history import RecallHistoryTool
+from history.tools.text import TAINT_LINE
 
 NOW = datetime.now(UTC)
 

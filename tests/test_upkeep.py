@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy.exc import OperationalError
 
-from history import HistoryIndex, fts, upkeep
-from history.sqlite_repository import SqliteTurnRepository
+from history import HistoryIndex, upkeep
+from history.store.sqlite import fts
+from history.store.sqlite.repository import SqliteTurnRepository
 
 
 def segments(index: HistoryIndex) -> int:

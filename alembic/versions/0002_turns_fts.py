@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from alembic import op
 
-from history import fts
+from history.store.sqlite import fts
 
 revision: str = "0002_turns_fts"
 down_revision: str | None = "0001_turns"

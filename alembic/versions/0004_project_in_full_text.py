@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-from history import fts
+from history.store.sqlite import fts
 
 revision: str = "0004_project_in_full_text"
 down_revision: str | None = "0003_forgotten_sessions"

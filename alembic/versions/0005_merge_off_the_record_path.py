@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from alembic import op
 
-from history import fts
+from history.store.sqlite import fts
 
 revision: str = "0005_merge_off_the_record_path"
 down_revision: str | None = "0004_project_in_full_text"

@@ -21,7 +21,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from starlette.convertors import PathConvertor, register_url_convertor
 from starlette.types import Message, Receive
 
-from history.api_models import (
+from history.api.models import (
     MAX_BODY_BYTES,
     ErrorOut,
     ForgetProjectOut,
@@ -37,7 +37,7 @@ from history.api_models import (
 from history.index import HistoryIndex
 from history.prepare import MAX_DAYS
 from history.query import terms
-from history.tool import MAX_K
+from history.tools.recall_history import MAX_K
 
 log = logging.getLogger(__name__)
 

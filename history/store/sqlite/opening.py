@@ -15,8 +15,10 @@ from pathlib import Path
 from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DatabaseError, OperationalError
 
-from history import db, fts
 from history.home import ensure_private_file
+from history.store import migrations
+from history.store.sqlite import engine as sqlite_db
+from history.store.sqlite import fts
 
 log = logging.getLogger(__name__)
 
@@ -32,11 +34,11 @@ class OpenedDatabase:
 
 
 def open_database(url: str, busy_timeout_ms: int) -> OpenedDatabase:
-    path = db.sqlite_path(url)
+    path = sqlite_db.sqlite_path(url)
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         ensure_private_file(path)
-    engine = db.create_sqlite_engine(url, busy_timeout_ms)
+    engine = sqlite_db.create_sqlite_engine(url, busy_timeout_ms)
     try:
         return _migrate(engine)
     except DatabaseError as exc:
@@ -45,15 +47,15 @@ def open_database(url: str, busy_timeout_ms: int) -> OpenedDatabase:
             raise
     move_aside(path)
     ensure_private_file(path)
-    return _migrate(db.create_sqlite_engine(url, busy_timeout_ms))
+    return _migrate(sqlite_db.create_sqlite_engine(url, busy_timeout_ms))
 
 
 def _migrate(engine: Engine) -> OpenedDatabase:
     writable = True
     try:
-        if not db.at_head(engine):
-            db.upgrade(engine)
-        with db.writer(engine).begin() as conn:
+        if not migrations.at_head(engine):
+            migrations.upgrade(engine)
+        with sqlite_db.writer(engine).begin() as conn:
             if _secure_delete_possible(conn) and not fts.secure_delete_enabled(conn):
                 conn.exec_driver_sql(fts.secure_delete_statement())
     except OperationalError as exc:

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from sqlalchemy import Engine
 from sqlalchemy.exc import DatabaseError
 
-from history import db, fts
+from history.store.sqlite import engine as sqlite_db
+from history.store.sqlite import fts
 
 
 @dataclass
@@ -61,7 +62,7 @@ def examine(engine: Engine, full_text: bool, repair: bool = True) -> DoctorRepor
         report.problem(f"Triggers that keep the index in step are missing: {', '.join(missing)}.")
         return report
     if missing:
-        with db.writer(engine).begin() as conn:
+        with sqlite_db.writer(engine).begin() as conn:
             for statement in [*fts.drop_triggers_statements(), *fts.trigger_statements()]:
                 conn.exec_driver_sql(statement)
         report.findings.append(f"Recreated the missing triggers: {', '.join(missing)}.")
@@ -71,7 +72,7 @@ def examine(engine: Engine, full_text: bool, repair: bool = True) -> DoctorRepor
     if not repair:
         report.problem("The full-text index disagrees with the turns table; run doctor to rebuild.")
         return report
-    with db.writer(engine).begin() as conn:
+    with sqlite_db.writer(engine).begin() as conn:
         conn.exec_driver_sql(fts.rebuild_statement())
     report.rebuilt = True
     if index_agrees(engine):

@@ -13,9 +13,9 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, Engine, and_, func, or_, select
 
-from history.models import TURN_COLUMNS, Turn
 from history.query import words
 from history.ranking import bm25_scores
+from history.store.models import TURN_COLUMNS, Turn
 
 
 def search_like(

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from history.projects import project_key
 from history.query import terms
-from history.tool_text import clip, hit_block, quoted
+from history.tools.text import clip, hit_block, quoted
 
 if TYPE_CHECKING:
     from history.domain import Hit

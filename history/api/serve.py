@@ -1,6 +1,6 @@
 """`recall serve`: the HTTP API on uvicorn. Loopback unless a token guards it.
 
-Also `python -m history.serve --home H --host 127.0.0.1 --port 8765`.
+Also `python -m history.api.serve --home H --host 127.0.0.1 --port 8765`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import uvicorn
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from history.api import create_app
+from history.api.app import create_app
 from history.index import HistoryIndex, history_for
 
 
@@ -84,7 +84,7 @@ def serve(
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m history.serve", description="Serve the recall-history HTTP API."
+        prog="python -m history.api.serve", description="Serve the recall-history HTTP API."
     )
     parser.add_argument("--home", help="history home (default $RECALL_HOME or ~/.recall)")
     parser.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1)")
@@ -93,7 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         serve(args.home, host=args.host, port=args.port)
     except ValueError as refused:
-        print(f"history.serve: {refused}", file=sys.stderr)
+        print(f"history.api.serve: {refused}", file=sys.stderr)
         return 2
     return 0
 

@@ -14,7 +14,7 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 from history.domain import Hit
 from history.prepare import MAX_PATHS
 from history.query import excerpt
-from history.tool_text import ANSWERED_MAX, ASKED_MAX
+from history.tools.text import ANSWERED_MAX, ASKED_MAX
 
 MAX_BODY_BYTES = 2 * 1024 * 1024  # no text field can be longer than the body api.py reads
 MAX_ID, MAX_PATH = 1_000, 4_096

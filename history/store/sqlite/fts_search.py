@@ -21,10 +21,10 @@ from typing import Any
 
 from sqlalchemy import Connection, Dialect, Engine, select, text
 
-from history import fts
-from history.models import TURN_COLUMNS, Turn, UtcDateTime
 from history.query import fts_match, quote
 from history.ranking import COLUMN_WEIGHTS, K1, idf
+from history.store.models import TURN_COLUMNS, Turn, UtcDateTime
+from history.store.sqlite import fts
 
 # What one search may cost FTS5, in rows scored. Each word in a MATCH also costs a read of its
 # posting list (bm25 counts its turns): a posting costs about a fiftieth of a scored row.

@@ -1,4 +1,4 @@
-"""The engine: SQLite PRAGMAs on connect, explicit BEGIN modes, and `upgrade()` through Alembic."""
+"""The SQLite engine: the driver, PRAGMAs on connect and explicit BEGIN modes."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import os
 import sqlite3
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING
 
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
@@ -15,15 +14,8 @@ from sqlalchemy.pool import ConnectionPoolEntry
 
 from history.query import fold
 
-if TYPE_CHECKING:
-    from alembic.config import Config
-
 BUSY_TIMEOUT_MS = 5_000
 WAL_AUTOCHECKPOINT_PAGES = 10_000
-# The newest revision in alembic/versions (a test holds the two together). A database already
-# there opens without loading Alembic at all: `recall hook` runs once per agent turn.
-SCHEMA_HEAD = "0005_merge_off_the_record_path"
-ALEMBIC_DIR = Path(__file__).resolve().parent.parent / "alembic"
 
 
 def database_url(target: str | os.PathLike[str]) -> str:
@@ -90,42 +82,6 @@ def _fold_or_none(value: str | None) -> str | None:
 def writer(engine: Engine) -> Engine:
     """The same engine, whose transactions start with BEGIN IMMEDIATE."""
     return engine.execution_options(sqlite_begin="IMMEDIATE")
-
-
-def alembic_config(connection: Connection | None = None) -> Config:
-    from alembic.config import Config
-
-    config = Config(str(ALEMBIC_DIR.parent / "alembic.ini"))
-    config.set_main_option("script_location", str(ALEMBIC_DIR))
-    if connection is not None:
-        config.attributes["connection"] = connection
-    return config
-
-
-def at_head(engine: Engine) -> bool:
-    with engine.connect() as conn:
-        found = conn.exec_driver_sql(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'alembic_version'"
-        ).first()
-        if found is None:
-            return False
-        return conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar() == (
-            SCHEMA_HEAD
-        )
-
-
-def upgrade(engine: Engine, revision: str = "head") -> None:
-    from alembic import command
-
-    with writer(engine).begin() as conn:
-        command.upgrade(alembic_config(conn), revision)
-
-
-def downgrade(engine: Engine, revision: str) -> None:
-    from alembic import command
-
-    with writer(engine).begin() as conn:
-        command.downgrade(alembic_config(conn), revision)
 
 
 def sqlite_path(url: str) -> Path | None:

@@ -13,11 +13,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from functools import partial
 
-from history import cli_import, db, fts
+from history.cli import imports as cli_import
 from history.home import resolve_home
 from history.index import HistoryIndex, history_for
 from history.projects import project_key
-from history.tool import MAX_K, RecallHistoryTool
+from history.store import migrations
+from history.store.sqlite import engine as sqlite_db
+from history.store.sqlite import fts
+from history.tools.recall_history import MAX_K, RecallHistoryTool
 
 OK, NOTHING, USAGE = 0, 1, 2
 
@@ -88,7 +91,7 @@ def cmd_forget(args: argparse.Namespace) -> int:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    from history.stats import collect
+    from history.store.stats import collect
 
     index = _index(args)
     assert index.engine is not None
@@ -126,9 +129,9 @@ def cmd_migrate(args: argparse.Namespace) -> int:
     from alembic import command
 
     if args.sql:
-        config = db.alembic_config()
+        config = migrations.alembic_config()
         config.set_main_option(
-            "sqlalchemy.url", db.database_url(resolve_home(args.home) / "history.db")
+            "sqlalchemy.url", sqlite_db.database_url(resolve_home(args.home) / "history.db")
         )
         command.upgrade(config, "head", sql=True)
         return OK
@@ -141,7 +144,7 @@ def cmd_migrate(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from history.serve import serve
+    from history.api.serve import serve
 
     try:
         serve(args.home, host=args.host, port=args.port)
@@ -159,7 +162,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    from history.doctor import examine
+    from history.store.sqlite.doctor import examine
 
     index = _index(args)
     assert index.engine is not None
@@ -261,7 +264,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return OK
     return code
-
-
-if __name__ == "__main__":
-    sys.exit(main())

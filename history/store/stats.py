@@ -8,7 +8,7 @@ from pathlib import Path
 
 from sqlalchemy import Engine, func, select
 
-from history.models import Turn
+from history.store.models import Turn
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from history.importers import FORMATS, TranscriptFormat, detect
-from history.importing import ImportSummary, import_hook, import_transcripts
+from history.importers.run import ImportSummary, import_hook, import_transcripts
 from history.index import history_for
 
 OK, NOTHING, USAGE = 0, 1, 2

@@ -17,13 +17,13 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects.sqlite import Insert, insert
 
-from history import fts
-from history.db import writer
 from history.domain import Hit, NewTurn, UpsertCounts
-from history.fts_search import FtsSearch
-from history.like_search import search_like
-from history.models import TURN_COLUMNS, ForgottenSession, Turn
-from history.repository import TurnRepository
+from history.store.models import TURN_COLUMNS, ForgottenSession, Turn
+from history.store.repository import TurnRepository
+from history.store.sqlite import fts
+from history.store.sqlite.engine import writer
+from history.store.sqlite.fts_search import FtsSearch
+from history.store.sqlite.like_search import search_like
 
 
 def _upsert_statement() -> Insert:

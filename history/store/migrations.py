@@ -1,0 +1,65 @@
+"""The schema's one source: Alembic's revisions, run on a connection the caller holds.
+
+The revisions live in the repository's top-level `alembic/`; the built distributions carry them
+as the package `history._migrations` (pyproject.toml maps the folder), so an installed wheel
+migrates as a clone does.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from sqlalchemy import Connection, Engine
+from sqlalchemy.exc import DBAPIError
+
+from history.store.sqlite.engine import writer
+
+if TYPE_CHECKING:
+    from alembic.config import Config
+
+# The newest revision in alembic/versions (a test holds the two together). A database already
+# there opens without loading Alembic at all: `recall hook` runs once per agent turn.
+SCHEMA_HEAD = "0005_merge_off_the_record_path"
+
+
+def migrations_dir() -> Path:
+    """Where env.py and versions/ are: inside the installed package, or the clone's alembic/."""
+    spec = importlib.util.find_spec("history._migrations")
+    if spec is not None and spec.submodule_search_locations:
+        return Path(next(iter(spec.submodule_search_locations)))
+    return Path(__file__).resolve().parents[2] / "alembic"  # pragma: no cover - a bare checkout
+
+
+def alembic_config(connection: Connection | None = None) -> Config:
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(migrations_dir()))
+    if connection is not None:
+        config.attributes["connection"] = connection
+    return config
+
+
+def at_head(engine: Engine) -> bool:
+    with engine.connect() as conn:
+        try:
+            version = conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
+        except DBAPIError:  # no alembic_version table: never migrated
+            return False
+        return bool(version == SCHEMA_HEAD)
+
+
+def upgrade(engine: Engine, revision: str = "head") -> None:
+    from alembic import command
+
+    with writer(engine).begin() as conn:
+        command.upgrade(alembic_config(conn), revision)
+
+
+def downgrade(engine: Engine, revision: str) -> None:
+    from alembic import command
+
+    with writer(engine).begin() as conn:
+        command.downgrade(alembic_config(conn), revision)

@@ -1,0 +1,1 @@
+"""The embedded backend: one SQLite file, FTS5 full text (a LIKE search where FTS5 is missing)."""
