@@ -13,11 +13,11 @@ import logging
 import sys
 from pathlib import Path
 
+from history.cli.common import NOTHING, OK, USAGE, Commands
 from history.importers import FORMATS, TranscriptFormat, detect
 from history.importers.run import ImportSummary, import_hook, import_transcripts
 from history.index import history_for
 
-OK, NOTHING, USAGE = 0, 1, 2
 AUTO = "auto"
 
 
@@ -65,9 +65,7 @@ def cmd_hook(args: argparse.Namespace) -> int:
     return OK
 
 
-def register(
-    commands: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
-) -> None:
+def register(commands: Commands, common: argparse.ArgumentParser) -> None:
     """Add the import and hook sub-commands."""
     defaults = ", ".join(f"{fmt.name}: {_default(fmt)}" for fmt in FORMATS.values())
     parser = commands.add_parser(

@@ -1,0 +1,34 @@
+"""What every `recall` command shares: exit codes, argument types, the index it opens."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TypeAlias
+
+from history.index import HistoryIndex, history_for
+from history.tools.recall_history import MAX_K
+
+OK, NOTHING, USAGE = 0, 1, 2
+# The sub-command registry every command module adds itself to.
+Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+
+
+def positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not a positive number")
+    return value
+
+
+def top_k(text: str) -> int:
+    value = positive(text)
+    if value > MAX_K:
+        raise argparse.ArgumentTypeError(f"k is at most {MAX_K}")
+    return value
+
+
+def open_index(args: argparse.Namespace) -> HistoryIndex:
+    return history_for(args.home)

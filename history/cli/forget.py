@@ -1,0 +1,48 @@
+"""`recall forget`: a conversation or a whole project, after asking."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from functools import partial
+
+from history.cli.common import NOTHING, OK, USAGE, Commands, open_index
+from history.projects import project_key
+
+
+def cmd_forget(args: argparse.Namespace) -> int:
+    index = open_index(args)
+    forget: Callable[[], int]
+    if args.session is not None:
+        target = f"conversation {args.session}"
+        forget = partial(index.forget_session, args.session)
+    else:
+        key = project_key(args.project)
+        sessions, turns = len(index.session_ids(key)), index.count(key)
+        target = f"every conversation of {key} ({sessions} conversations, {turns} turns)"
+        forget = partial(index.forget_project, key)
+    if not args.yes:
+        if not sys.stdin.isatty():
+            print("recall forget: pass --yes to forget without a terminal to ask", file=sys.stderr)
+            return USAGE
+        if input(f"Forget {target}? This cannot be undone. [y/N] ").strip().lower() != "y":
+            print("nothing forgotten", file=sys.stderr)
+            return NOTHING
+    forgotten = forget()  # even at 0 it leaves a tombstone: an import will not bring it back
+    if not forgotten:
+        print(f"nothing was recorded for {target}", file=sys.stderr)
+        return NOTHING
+    print(f"forgot {forgotten} turns: {target}")
+    return OK
+
+
+def register(commands: Commands, common: argparse.ArgumentParser) -> None:
+    forget = commands.add_parser(
+        "forget", parents=[common], help="forget a conversation or project"
+    )
+    what = forget.add_mutually_exclusive_group(required=True)
+    what.add_argument("--session", help="conversation (session) id")
+    what.add_argument("--project", help="workspace path: every conversation of it")
+    forget.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    forget.set_defaults(run=cmd_forget)
