@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8765
 
-.PHONY: serve test lint typecheck pytest bench bench-1m clean
+.PHONY: serve test lint typecheck pytest bench bench-1m clean dist install smoke-wheel
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,8 +26,8 @@ serve: $(VENV)/.installed
 test: $(VENV)/.installed-dev lint typecheck pytest
 
 lint: $(VENV)/.installed-dev
-	$(BIN)/ruff check history tests alembic bench
-	$(BIN)/ruff format --check history tests alembic bench
+	$(BIN)/ruff check history tests alembic bench .ci
+	$(BIN)/ruff format --check history tests alembic bench .ci
 
 typecheck: $(VENV)/.installed-dev
 	$(BIN)/mypy --strict history
@@ -41,5 +41,36 @@ bench: $(VENV)/.installed-dev
 bench-1m: $(VENV)/.installed-dev
 	$(BIN)/python -m bench.run --sizes 10000 100000 1000000
 
+# Installing for good: the wheel, built from the sdist, in its own virtualenv under
+# $(PREFIX)/share/recall-history, and `recall` linked into $(PREFIX)/bin (on most PATHs).
+PREFIX ?= $(HOME)/.local
+APP_VENV = $(PREFIX)/share/recall-history/venv
+
+$(VENV)/.installed-build: $(BIN)/python
+	$(BIN)/python -m pip install --quiet build
+	touch $@
+
+dist: $(VENV)/.installed-build
+	rm -rf dist
+	$(BIN)/python -m build --outdir dist . >/dev/null   # the sdist, then the wheel built from it
+
+install: dist
+	$(PYTHON) -m venv --clear $(APP_VENV)
+	$(APP_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(APP_VENV)/bin/python -m pip install --quiet dist/recall_history-*.whl
+	mkdir -p $(PREFIX)/bin
+	ln -sf $(APP_VENV)/bin/recall $(PREFIX)/bin/recall
+	@echo "recall is $(PREFIX)/bin/recall"
+
+# CI: `make install` into a temporary prefix outside the checkout, then every face of the
+# installed command (migrate, import, search, serve, mcp) from a folder that is not the clone.
+SMOKE_DIR := $(shell mktemp -d -u /tmp/recall-smoke.XXXXXX)
+smoke-wheel:
+	$(MAKE) --no-print-directory install PREFIX=$(SMOKE_DIR)
+	cd $(SMOKE_DIR) && $(SMOKE_DIR)/share/recall-history/venv/bin/python \
+		$(CURDIR)/.ci/smoke_installed.py $(SMOKE_DIR)/bin/recall $(CURDIR)/tests/fixtures/importers \
+		$(CURDIR)/dist
+	rm -rf $(SMOKE_DIR)
+
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache dist build

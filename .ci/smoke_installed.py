@@ -1,0 +1,119 @@
+"""Smoke test of an installed `recall`, run by `make smoke-wheel` with the installed venv's Python.
+
+    python smoke_installed.py /path/to/bin/recall /path/to/transcripts /path/to/dist
+
+Every face a user meets first: migrate, import, search, serve (one HTTP request) and mcp (one
+tool call), in a fresh home, from the current directory (not the clone). Stdlib and the `mcp`
+SDK (a dependency of the package) only: nothing here may come from the source tree.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+RECALL, TRANSCRIPTS, DIST = (Path(arg) for arg in sys.argv[1:4])
+CHECKOUT = Path(__file__).resolve().parent.parent
+HOME = Path(tempfile.mkdtemp(prefix="recall-smoke-home-"))
+ENV = {**os.environ, "RECALL_HOME": str(HOME), "PYTHONPATH": ""}
+
+
+def recall(*args: str, expect: int = 0) -> str:
+    done = subprocess.run([str(RECALL), *args], capture_output=True, text=True, env=ENV, timeout=60)
+    shown = f"recall {' '.join(args)} -> {done.returncode}\n{done.stdout}{done.stderr}"
+    assert done.returncode == expect, shown
+    assert "Traceback" not in done.stderr, shown
+    print(f"ok  recall {' '.join(args)}: {done.stdout.strip().splitlines()[0][:90]}")
+    return done.stdout
+
+
+def installed_outside_the_checkout() -> None:
+    import history
+
+    where = Path(history.__file__).resolve()
+    assert not where.is_relative_to(CHECKOUT), f"history comes from the clone: {where}"
+    assert (where.parent / "_migrations" / "env.py").is_file(), "the wheel lacks the migrations"
+    print(f"ok  history is installed at {where.parent}")
+
+
+def sdist_is_the_whole_source() -> None:
+    [sdist] = DIST.glob("recall_history-*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        names = {name.split("/", 1)[-1] for name in archive.getnames()}
+    wanted = {"alembic.ini", "alembic/env.py", "pyproject.toml", "Makefile", "history/index.py"}
+    assert wanted <= names, f"the sdist lacks {sorted(wanted - names)}"
+    print(f"ok  {sdist.name} holds alembic.ini, alembic/, the Makefile and the package")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def serve_one_request() -> None:
+    port = free_port()
+    server = subprocess.Popen(
+        [str(RECALL), "serve", "--port", str(port)],
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    url = f"http://127.0.0.1:{port}/api/code/history?q=health+endpoint"
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            assert server.poll() is None, server.communicate()
+            try:
+                with urllib.request.urlopen(url, timeout=2) as answer:
+                    found = json.load(answer)
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "recall serve did not answer in 20 s"
+                time.sleep(0.1)
+        assert found["hits"] and "health endpoint" in found["hits"][0]["asked"], found
+        print(f"ok  recall serve: GET /api/code/history found {found['hits'][0]['turn_id']}")
+    finally:
+        server.terminate()
+        _, stderr = server.communicate(timeout=20)
+    assert "Traceback" not in stderr, stderr
+
+
+async def one_mcp_call() -> str:
+    from mcp.client import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    server = StdioServerParameters(command=str(RECALL), args=["mcp"], env=ENV)
+    async with Client(server, read_timeout_seconds=30) as client:
+        arguments = {"query": "health endpoint", "everywhere": True}
+        result = await client.call_tool("recall_history", arguments)
+    assert result.is_error is not True, result
+    return "".join(getattr(part, "text", "") for part in result.content)
+
+
+def main() -> None:
+    sdist_is_the_whole_source()
+    installed_outside_the_checkout()
+    assert "latest schema" in recall("migrate")
+    assert "turns new" in recall("import", "auto", str(TRANSCRIPTS))
+    assert "health endpoint" in recall("search", "health endpoint", "--everywhere")
+    serve_one_request()
+    answer = asyncio.run(asyncio.wait_for(one_mcp_call(), 60))
+    assert "health endpoint" in answer, answer
+    print("ok  recall mcp: recall_history answered over stdio")
+    shutil.rmtree(HOME)
+
+
+if __name__ == "__main__":
+    main()
