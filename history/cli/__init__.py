@@ -1,7 +1,8 @@
 """`recall`: search, forget, inspect and serve the history index from a terminal.
 
 Each command lives in its own module here and adds itself to the parser with `register`.
-Exit codes: 0 found / done, 1 nothing found, 2 usage error.
+Exit codes: 0 found / done, 1 nothing found, 2 usage error, 3 failed (an unexpected error: one
+line on stderr, the details in <home>/recall.log), 130 interrupted.
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ import os
 import sys
 from collections.abc import Sequence
 
-from history.cli import admin, forget, imports, search, serving
-from history.cli.common import OK
+from history.cli import admin, failure, forget, imports, search, serving
+from history.cli.common import FAILED, INTERRUPTED, OK
+from history.version import package_version
 
 COMMANDS = (search, forget, admin, serving, imports)
 
@@ -28,8 +30,10 @@ def build_parser() -> argparse.ArgumentParser:
         prog="recall",
         parents=[common],
         description="Search, forget and serve the long-term history of a coding agent's turns.",
-        epilog="Exit codes: 0 found or done, 1 nothing found, 2 usage error.",
+        epilog="Exit codes: 0 found or done, 1 nothing found, 2 usage error, 3 failed (the "
+        "details are in <home>/recall.log), 130 interrupted.",
     )
+    parser.add_argument("--version", action="version", version=f"recall {package_version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in COMMANDS:
         module.register(commands, common)
@@ -47,4 +51,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return OK
+    except KeyboardInterrupt:
+        print(f"recall {args.command}: interrupted", file=sys.stderr)
+        return INTERRUPTED
+    except Exception as error:  # the last line of defence: no traceback reaches a person
+        failure.report(args.command, error, args.home)
+        return FAILED
     return code

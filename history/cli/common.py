@@ -9,6 +9,9 @@ from history.index import HistoryIndex, history_for
 from history.tools.recall_history import MAX_K
 
 OK, NOTHING, USAGE = 0, 1, 2
+# An unexpected error: one line on stderr, the details in <home>/recall.log (cli/failure.py).
+FAILED = 3
+INTERRUPTED = 130  # Ctrl-C, as shells report it
 # The sub-command registry every command module adds itself to.
 Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 

@@ -26,7 +26,7 @@ def cmd_forget(args: argparse.Namespace) -> int:
         if not sys.stdin.isatty():
             print("recall forget: pass --yes to forget without a terminal to ask", file=sys.stderr)
             return USAGE
-        if input(f"Forget {target}? This cannot be undone. [y/N] ").strip().lower() != "y":
+        if _ask(f"Forget {target}? This cannot be undone. [y/N] ") != "y":
             print("nothing forgotten", file=sys.stderr)
             return NOTHING
     forgotten = forget()  # even at 0 it leaves a tombstone: an import will not bring it back
@@ -35,6 +35,17 @@ def cmd_forget(args: argparse.Namespace) -> int:
         return NOTHING
     print(f"forgot {forgotten} turns: {target}")
     return OK
+
+
+def _ask(question: str) -> str:
+    try:
+        return input(question).strip().lower()
+    except EOFError:  # Ctrl-D is a no
+        print(file=sys.stderr)
+        return ""
+    except KeyboardInterrupt:
+        print(file=sys.stderr)  # end the question's line; main says what happened
+        raise
 
 
 def register(commands: Commands, common: argparse.ArgumentParser) -> None:
