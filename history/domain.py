@@ -1,14 +1,16 @@
-"""What the index stores and what a search returns, free of any database."""
+"""What the index stores and what its searches and views return, free of any database."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
 
+from history import paging
+
 
 @dataclass(frozen=True)
-class NewTurn:
-    """A turn ready to store: redacted, capped, de-duplicated, its project already a key."""
+class Turn:
+    """A stored turn: redacted, capped, de-duplicated, its project already a key."""
 
     turn_id: str
     session_id: str
@@ -22,21 +24,57 @@ class NewTurn:
     tools: tuple[str, ...]
 
 
+# What `prepare` makes and a repository stores is a turn like any read back.
+NewTurn = Turn
+
+
 @dataclass(frozen=True)
-class Hit:
+class Hit(Turn):
     """A turn found by a search. `score`: higher is better."""
 
-    turn_id: str
+    score: float
+
+
+# How much of a conversation's first question a list shows, and how many of its edited files.
+FIRST_ASKED_CHARS = 200
+EDITED_SHOWN = 5
+
+
+def first_asked(text: str) -> str:
+    """The start of a question, on one line."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= FIRST_ASKED_CHARS else flat[: FIRST_ASKED_CHARS - 1] + "…"
+
+
+@dataclass(frozen=True)
+class ConversationSummary:
+    """One conversation's turns in one project, as a list of conversations shows it.
+
+    `first_asked`: the start of its first turn's question; `edited`: the files most of its
+    turns edited, the most edited first."""
+
     session_id: str
     project: str
-    asked_at: datetime
-    tainted: bool
-    asked: str
-    answered: str
-    files: tuple[str, ...]
+    first_asked: str
+    first_asked_at: datetime
+    last_asked_at: datetime
+    turns: int
+    tainted_turns: int
     edited: tuple[str, ...]
-    tools: tuple[str, ...]
-    score: float
+
+    @property
+    def cursor(self) -> str:
+        """Pass as `before` to list the conversations after this one."""
+        return paging.encode(paging.PageKey(self.last_asked_at, self.session_id, self.project))
+
+
+@dataclass(frozen=True)
+class ProjectSummary:
+    project: str
+    turns: int
+    conversations: int
+    first_asked_at: datetime
+    last_asked_at: datetime
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,8 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
-from history.domain import Hit, NewTurn
+from history import paging
+from history.domain import ConversationSummary, Hit, NewTurn, ProjectSummary, Turn
 from history.home import ensure_private_dir, resolve_home
 from history.prepare import MAX_DAYS, RecordCounts, TurnFields, prepare
 from history.projects import project_key
@@ -151,12 +152,10 @@ class HistoryIndex:
         """
         if k < 1:
             raise ValueError("k must be at least 1")
-        if days is not None and not 1 <= days <= MAX_DAYS:
-            raise ValueError(f"days must be a whole number of days from 1 to {MAX_DAYS}")
+        since = _since(days)
         query_terms = terms(query)
         if not query_terms:
             return []
-        since = datetime.now(UTC) - timedelta(days=days) if days is not None else None
         scope = project_key(project) if project is not None else None
         return self._repository.search(query_terms, scope, since, k)
 
@@ -185,6 +184,43 @@ class HistoryIndex:
             self._purge(removed)
         self._upkeep.wrote()
         return removed
+
+    # Reading what was found. A forgotten conversation is in none of these.
+
+    def turn(self, turn_id: str) -> Turn | None:
+        """The whole stored turn; None when no turn has that id (or it was forgotten)."""
+        return self._repository.turn(turn_id)
+
+    def conversation(
+        self, session_id: str, around: str | None = None, radius: int = 2
+    ) -> list[Turn]:
+        """The conversation's turns in order (oldest first; the same time: the one recorded
+        first). With `around`, a turn id, only that turn and the `radius` turns either side of
+        it; empty when the conversation does not hold it."""
+        if radius < 0:
+            raise ValueError("radius must be 0 or more")
+        return self._repository.conversation(session_id, around, radius)
+
+    def conversations(
+        self,
+        project: str | None = None,
+        days: int | None = None,
+        limit: int = 50,
+        before: str | None = None,
+    ) -> list[ConversationSummary]:
+        """The conversations (of `project`, or of every project) with a turn in the last `days`,
+        the latest turn first, at most `limit`. For the next page pass the last one's
+        `cursor` as `before`. Raises ValueError for a bad `limit`, `days` or cursor."""
+        if limit < 1:
+            raise ValueError("limit must be at least 1")
+        since = _since(days)
+        key = paging.decode(before) if before is not None else None
+        scope = project_key(project) if project is not None else None
+        return self._repository.conversations(scope, since, limit, key)
+
+    def projects(self) -> list[ProjectSummary]:
+        """Every project with turns recorded, the one with the latest turn first."""
+        return self._repository.projects()
 
     def _upkeep_step(self, pages: int) -> bool:
         """Merge some of the full-text index or, with nothing left to merge, checkpoint. The
@@ -237,6 +273,14 @@ class HistoryIndex:
                 self._upkeep.run_now(CLOSING_UPKEEP_SECONDS)
             if self._engine is not None:
                 self._engine.dispose()
+
+
+def _since(days: int | None) -> datetime | None:
+    if days is None:
+        return None
+    if not 1 <= days <= MAX_DAYS:
+        raise ValueError(f"days must be a whole number of days from 1 to {MAX_DAYS}")
+    return datetime.now(UTC) - timedelta(days=days)
 
 
 _indexes: dict[Path, HistoryIndex] = {}

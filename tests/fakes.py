@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 
-from history.domain import Hit, NewTurn, UpsertCounts
+from history.domain import (
+    EDITED_SHOWN,
+    ConversationSummary,
+    Hit,
+    NewTurn,
+    ProjectSummary,
+    Turn,
+    UpsertCounts,
+    first_asked,
+)
+from history.paging import PageKey
 from history.query import words
 from history.store.repository import TurnRepository
 
@@ -82,6 +93,72 @@ class FakeTurnRepository(TurnRepository):
 
     def unforget(self, session_ids: Sequence[str]) -> None:
         self.tombstones.difference_update(session_ids)
+
+    # The views. `self.turns` keeps the order turns were first stored in, as rowids do.
+
+    def turn(self, turn_id: str) -> Turn | None:
+        return self.turns.get(turn_id)
+
+    def conversation(self, session_id: str, around: str | None, radius: int) -> list[Turn]:
+        ordered = self._in_order(t for t in self.turns.values() if t.session_id == session_id)
+        if around is None:
+            return ordered
+        at = next((i for i, t in enumerate(ordered) if t.turn_id == around), None)
+        return [] if at is None else ordered[max(0, at - radius) : at + radius + 1]
+
+    def conversations(
+        self, project: str | None, since: datetime | None, limit: int, before: PageKey | None
+    ) -> list[ConversationSummary]:
+        groups: dict[tuple[str, str], list[Turn]] = {}
+        for turn in self.turns.values():
+            groups.setdefault((turn.session_id, turn.project), []).append(turn)
+        found = [self._summary(turns) for turns in groups.values()]
+        found = [
+            c
+            for c in found
+            if project in (None, c.project)
+            and (since is None or c.last_asked_at >= since)
+            and (before is None or PageKey(c.last_asked_at, c.session_id, c.project) < before)
+        ]
+        found.sort(key=lambda c: (c.last_asked_at, c.session_id, c.project), reverse=True)
+        return found[:limit]
+
+    def projects(self) -> list[ProjectSummary]:
+        by_project: dict[str, list[Turn]] = {}
+        for turn in self.turns.values():
+            by_project.setdefault(turn.project, []).append(turn)
+        found = [
+            ProjectSummary(
+                project=project,
+                turns=len(turns),
+                conversations=len({t.session_id for t in turns}),
+                first_asked_at=min(t.asked_at for t in turns),
+                last_asked_at=max(t.asked_at for t in turns),
+            )
+            for project, turns in by_project.items()
+        ]
+        found.sort(key=lambda p: p.project)
+        found.sort(key=lambda p: p.last_asked_at, reverse=True)
+        return found
+
+    def _in_order(self, turns: Iterable[Turn]) -> list[Turn]:
+        stored = {turn_id: n for n, turn_id in enumerate(self.turns)}
+        return sorted(turns, key=lambda t: (t.asked_at, stored[t.turn_id]))
+
+    def _summary(self, turns: list[Turn]) -> ConversationSummary:
+        ordered = self._in_order(turns)
+        edits = Counter(path for turn in ordered for path in turn.edited)
+        edited = sorted(edits, key=lambda path: (-edits[path], path))[:EDITED_SHOWN]
+        return ConversationSummary(
+            session_id=ordered[0].session_id,
+            project=ordered[0].project,
+            first_asked=first_asked(ordered[0].asked),
+            first_asked_at=ordered[0].asked_at,
+            last_asked_at=ordered[-1].asked_at,
+            turns=len(ordered),
+            tainted_turns=sum(t.tainted for t in ordered),
+            edited=tuple(edited),
+        )
 
 
 class BrokenTurnRepository(FakeTurnRepository):

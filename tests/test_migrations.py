@@ -41,7 +41,11 @@ def test_upgrade_from_empty_creates_table_index_and_triggers(engine: Engine) -> 
     migrations.upgrade(engine)
     assert {"turns", "turns_fts", "turns_ai", "turns_ad", "turns_au"} <= tables(engine)
     indexes = {ix["name"] for ix in inspect(engine).get_indexes("turns")}
-    assert indexes == {"ix_turns_session_id", "ix_turns_project_asked_at", "ix_turns_asked_at"}
+    assert indexes == {
+        "ix_turns_session_id_asked_at",
+        "ix_turns_project_asked_at",
+        "ix_turns_asked_at",
+    }
     assert revision(engine) == migrations.SCHEMA_HEAD
 
 

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 # The newest revision in alembic/versions (a test holds the two together). A database already
 # there opens without loading Alembic at all: `recall hook` runs once per agent turn.
-SCHEMA_HEAD = "0005_merge_off_the_record_path"
+SCHEMA_HEAD = "0006_conversation_summaries"
 
 
 def migrations_dir() -> Path:

@@ -15,6 +15,7 @@ from sqlalchemy import (
     Index,
     Integer,
     MetaData,
+    PrimaryKeyConstraint,
     String,
     Text,
     TypeDecorator,
@@ -76,7 +77,8 @@ class Turn(Base):
     )
 
     __table_args__ = (
-        Index("ix_turns_session_id", "session_id"),
+        # A conversation's turns in order; the summaries' triggers find its first and last.
+        Index("ix_turns_session_id_asked_at", "session_id", "asked_at"),
         Index("ix_turns_project_asked_at", "project", "asked_at"),
         Index("ix_turns_asked_at", "asked_at"),
     )
@@ -104,3 +106,53 @@ class ForgottenSession(Base):
 
     session_id: Mapped[str] = mapped_column(String, primary_key=True)
     forgotten_at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
+# Summary rows, kept in step with `turns` by triggers (history/store/sqlite/summaries.py), so that
+# listing conversations and projects reads a few rows, not every turn.
+
+
+class Conversation(Base):
+    """One conversation's turns in one project (a conversation that moved between projects has
+    a row in each)."""
+
+    __tablename__ = "conversations"
+
+    session_id: Mapped[str] = mapped_column(String)
+    project: Mapped[str] = mapped_column(String)
+    turns: Mapped[int] = mapped_column(Integer)
+    tainted_turns: Mapped[int] = mapped_column(Integer)
+    # The rowid (`turns.id`) of its first turn, whose question the list shows.
+    first_id: Mapped[int] = mapped_column(Integer)
+    first_asked_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    last_asked_at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+    __table_args__ = (
+        PrimaryKeyConstraint("session_id", "project"),
+        # Newest first, with the page key's tie-breakers: every project, and one project.
+        Index("ix_conversations_last_asked_at", "last_asked_at", "session_id", "project"),
+        Index("ix_conversations_project_last_asked_at", "project", "last_asked_at", "session_id"),
+    )
+
+
+class ConversationEdit(Base):
+    """How many of a conversation's turns edited a file."""
+
+    __tablename__ = "conversation_edits"
+
+    session_id: Mapped[str] = mapped_column(String)
+    project: Mapped[str] = mapped_column(String)
+    path: Mapped[str] = mapped_column(String)
+    turns: Mapped[int] = mapped_column(Integer)
+
+    __table_args__ = (PrimaryKeyConstraint("session_id", "project", "path"),)
+
+
+class Project(Base):
+    __tablename__ = "projects"
+
+    project: Mapped[str] = mapped_column(String, primary_key=True)
+    turns: Mapped[int] = mapped_column(Integer)
+    conversations: Mapped[int] = mapped_column(Integer)
+    first_asked_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    last_asked_at: Mapped[datetime] = mapped_column(UtcDateTime)

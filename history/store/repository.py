@@ -6,7 +6,15 @@ import abc
 from collections.abc import Sequence
 from datetime import datetime
 
-from history.domain import Hit, NewTurn, UpsertCounts
+from history.domain import (
+    ConversationSummary,
+    Hit,
+    NewTurn,
+    ProjectSummary,
+    Turn,
+    UpsertCounts,
+)
+from history.paging import PageKey
 
 
 class TurnRepository(abc.ABC):
@@ -59,3 +67,24 @@ class TurnRepository(abc.ABC):
     @abc.abstractmethod
     def unforget(self, session_ids: Sequence[str]) -> None:
         """Let those sessions be imported again."""
+
+    # Reading what was found. A forgotten conversation is in none of these.
+
+    @abc.abstractmethod
+    def turn(self, turn_id: str) -> Turn | None: ...
+
+    @abc.abstractmethod
+    def conversation(self, session_id: str, around: str | None, radius: int) -> list[Turn]:
+        """The session's turns, oldest first (ties: the one stored first); with `around`, only
+        that turn and up to `radius` turns either side of it (none when it is not there)."""
+
+    @abc.abstractmethod
+    def conversations(
+        self, project: str | None, since: datetime | None, limit: int, before: PageKey | None
+    ) -> list[ConversationSummary]:
+        """Up to `limit` conversations whose last turn is at or after `since`, newest first by
+        their `PageKey`, starting after `before`."""
+
+    @abc.abstractmethod
+    def projects(self) -> list[ProjectSummary]:
+        """Every project, the one with the latest turn first."""

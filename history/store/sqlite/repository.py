@@ -17,13 +17,16 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects.sqlite import Insert, insert
 
+from history import domain
 from history.domain import Hit, NewTurn, UpsertCounts
+from history.paging import PageKey
 from history.store.models import TURN_COLUMNS, ForgottenSession, Turn
 from history.store.repository import TurnRepository
 from history.store.sqlite import fts
 from history.store.sqlite.engine import writer
 from history.store.sqlite.fts_search import FtsSearch
 from history.store.sqlite.like_search import search_like
+from history.store.sqlite.views import SqliteViews, turn_fields
 
 
 def _upsert_statement() -> Insert:
@@ -64,20 +67,7 @@ def _row_values(turn: NewTurn) -> dict[str, Any]:
 
 
 def _hit(row: Sequence[Any], score: float) -> Hit:
-    turn_id, session_id, project, asked_at, tainted, asked, answered, files, edited, tools = row
-    return Hit(
-        turn_id=turn_id,
-        session_id=session_id,
-        project=project,
-        asked_at=asked_at,
-        tainted=bool(tainted),
-        asked=asked,
-        answered=answered,
-        files=tuple(json.loads(files)),
-        edited=tuple(json.loads(edited)),
-        tools=tuple(json.loads(tools)),
-        score=score,
-    )
+    return Hit(**turn_fields(row), score=score)
 
 
 def _scope(project: str | None, since: datetime | None) -> list[ColumnElement[bool]]:
@@ -96,6 +86,7 @@ class SqliteTurnRepository(TurnRepository):
         self.full_text = full_text
         self.secure_delete = secure_delete
         self._fts = FtsSearch(engine)
+        self._views = SqliteViews(engine)
 
     def upsert(self, turn: NewTurn) -> None:
         with self._writer.begin() as conn:
@@ -234,6 +225,20 @@ class SqliteTurnRepository(TurnRepository):
         with self._writer.begin() as conn:
             for chunk in _chunks(session_ids):
                 conn.execute(delete(ForgottenSession).where(ForgottenSession.session_id.in_(chunk)))
+
+    def turn(self, turn_id: str) -> domain.Turn | None:
+        return self._views.turn(turn_id)
+
+    def conversation(self, session_id: str, around: str | None, radius: int) -> list[domain.Turn]:
+        return self._views.conversation(session_id, around, radius)
+
+    def conversations(
+        self, project: str | None, since: datetime | None, limit: int, before: PageKey | None
+    ) -> list[domain.ConversationSummary]:
+        return self._views.conversations(project, since, limit, before)
+
+    def projects(self) -> list[domain.ProjectSummary]:
+        return self._views.projects()
 
 
 def _delete_sessions(
