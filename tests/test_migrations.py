@@ -165,3 +165,61 @@ def test_0005_leaves_merging_to_upkeep_and_its_downgrade_gives_it_back_to_fts5(
     assert merge_options(engine) == {"automerge": 4, "crisismerge": 16}
     migrations.upgrade(engine)
     assert merge_options(engine) == {"automerge": 0, "crisismerge": 256}
+
+
+def test_0006_summarises_the_turns_an_old_database_holds_and_its_downgrade_drops_them(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "history.db"
+    engine = sqlite_db.create_sqlite_engine(sqlite_db.database_url(path))
+    migrations.upgrade(engine, "0005_merge_off_the_record_path")
+    rows = [
+        ("a1", "conv-a", "/w/shop", datetime(2026, 1, 5, 12, 0), 0, '["src/a.py", "src/b.py"]'),
+        ("a2", "conv-a", "/w/shop", datetime(2026, 1, 5, 11, 0), 1, '["src/a.py"]'),
+        ("a3", "conv-a", "/w/blog", datetime(2026, 1, 6, 9, 0), 0, "[]"),
+        ("b1", "conv-b", "/w/shop", datetime(2026, 1, 7, 8, 0), 0, "[]"),
+    ]
+    with sqlite_db.writer(engine).begin() as conn:
+        for turn_id, session, project, at, tainted, edited in rows:
+            conn.execute(
+                text(
+                    "INSERT INTO turns (turn_id, session_id, project, asked_at, tainted, asked,"
+                    " answered, files, edited, tools) VALUES (:t, :s, :p, :at, :x, :q, '',"
+                    " :e, :e, '[]')"
+                ),
+                {"t": turn_id, "s": session, "p": project, "at": at, "x": tainted, "e": edited}
+                | {"q": f"asked in {turn_id}"},
+            )
+    engine.dispose()
+
+    index = HistoryIndex.open(path)  # migrates to head
+    try:
+        shop = index.conversations(project="/w/shop")
+        assert [(c.session_id, c.turns, c.tainted_turns) for c in shop] == [
+            ("conv-b", 1, 0),
+            ("conv-a", 2, 1),
+        ]
+        assert shop[1].first_asked == "asked in a2" and shop[1].edited == ("src/a.py", "src/b.py")
+        assert [(p.project, p.turns, p.conversations) for p in index.projects()] == [
+            ("/w/shop", 3, 2),
+            ("/w/blog", 1, 1),
+        ]
+        # The triggers run from here on: a forget takes the summaries with it.
+        index.forget_session("conv-a")
+        assert [(p.project, p.turns) for p in index.projects()] == [("/w/shop", 1)]
+    finally:
+        index.close()
+
+    engine = sqlite_db.create_sqlite_engine(sqlite_db.database_url(path))
+    try:
+        migrations.downgrade(engine, "0005_merge_off_the_record_path")
+        assert not {"conversations", "conversation_edits", "projects"} & tables(engine)
+        assert not {"turns_summary_ai", "turns_summary_ad", "turns_summary_au"} & tables(engine)
+        indexes = {ix["name"] for ix in inspect(engine).get_indexes("turns")}
+        assert "ix_turns_session_id" in indexes and "ix_turns_session_id_asked_at" not in indexes
+        with sqlite_db.writer(engine).begin() as conn:  # turns still take writes without them
+            conn.execute(text("DELETE FROM turns"))
+        migrations.upgrade(engine)
+        assert {"conversations", "turns_summary_ad"} <= tables(engine)
+    finally:
+        engine.dispose()
