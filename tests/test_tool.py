@@ -15,6 +15,7 @@ import pytest
 
 from history import HistoryIndex, project_key
 from history.tools.recall_history import RecallHistoryTool
+from history.tools.recall_turn import RecallTurnTool
 from history.tools.text import TAINT_LINE
 
 NOW = datetime.now(UTC)
@@ -84,7 +85,7 @@ def test_a_hit_is_dated_in_local_time_with_excerpts_and_files_told_apart(
     local = asked_at.astimezone()
     age = (datetime.now().astimezone().date() - local.date()).days
     assert local.strftime("%H:%M") == "13:30"  # 08:00 UTC shown as the local 13:30
-    dated = f"[1] {local:%Y-%m-%d} 13:30 ({age} days ago) · conversation conv-42"
+    dated = f"[1] {local:%Y-%m-%d} 13:30 ({age} days ago) · turn t1 · conversation conv-42"
     assert hit.splitlines()[0] == dated
     asked = next(line for line in hit.splitlines() if line.startswith("asked: "))
     answered = next(line for line in hit.splitlines() if line.startswith("answered: "))
@@ -229,7 +230,18 @@ def test_it_declares_itself_read_only_with_a_schema(tool: RecallHistoryTool) -> 
     assert props["days"]["type"] == "integer" and props["days"]["minimum"] == 1
 
 
-def test_specs_have_the_shapes_the_apis_accept(tool: RecallHistoryTool) -> None:
+@pytest.fixture(params=["recall_history", "recall_turn"])
+def any_tool(
+    request: pytest.FixtureRequest, index: HistoryIndex, project: str
+) -> RecallHistoryTool | RecallTurnTool:
+    kind = RecallHistoryTool if request.param == "recall_history" else RecallTurnTool
+    return kind(index, project)
+
+
+def test_specs_have_the_shapes_the_apis_accept(
+    any_tool: RecallHistoryTool | RecallTurnTool,
+) -> None:
+    tool = any_tool
     # openai-python ChatCompletionFunctionToolParam / FunctionDefinition (Chat Completions)
     chat = tool.spec("openai")
     assert chat == {

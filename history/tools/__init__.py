@@ -1,5 +1,6 @@
 """The agent's function-calling tools over the index."""
 
 from history.tools.recall_history import RecallHistoryTool
+from history.tools.recall_turn import RecallTurnTool
 
-__all__ = ["RecallHistoryTool"]
+__all__ = ["RecallHistoryTool", "RecallTurnTool"]

@@ -6,7 +6,6 @@ text for the model, and a bad argument is one `error: ...` line saying how to fi
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Mapping
 from datetime import datetime
@@ -14,7 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 from history.projects import project_key
 from history.query import terms
-from history.tools.text import clip, hit_block, quoted
+from history.tools.arguments import BadArgument, shown, whole
+from history.tools.spec import tool_spec
+from history.tools.text import hit_block, quoted
 
 if TYPE_CHECKING:
     from history.domain import Hit
@@ -36,7 +37,8 @@ DESCRIPTION = (
     "to past work ('what did we decide about the login function two weeks ago?', 'the bug we "
     "fixed last week') or before redoing something that may have been settled already. It is not "
     "a memory store of saved facts: it returns dated excerpts of past turns, best match first, "
-    "with their conversation ids. Search with distinctive words (function, file, error or topic "
+    "with their turn and conversation ids (recall_turn, where offered, reads a turn in full). "
+    "Search with distinctive words (function, file, error or topic "
     "names); any word may match and common words are ignored. Read-only."
 )
 
@@ -81,30 +83,11 @@ MCP_ANNOTATIONS = {
 }
 
 
-class _BadArgument(ValueError):
-    pass
-
-
-def _show(value: object) -> str:
-    try:
-        shown = json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        shown = repr(value)
-    return clip(shown, 40)
-
-
-def _whole(name: str, value: object, high: int, hint: str) -> int:
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)  # JSON has one number type: 14.0 is 14
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= high:
-        raise _BadArgument(f"{name} must be {hint}; got {_show(value)}.")
-    return value
-
-
 class RecallHistoryTool:
     name = NAME
     description = DESCRIPTION
     parameters = PARAMETERS
+    annotations = MCP_ANNOTATIONS
     read_only = True
 
     def __init__(self, index: HistoryIndex, project: str) -> None:
@@ -112,18 +95,8 @@ class RecallHistoryTool:
         self.project = project_key(project)
 
     def spec(self, flavor: str) -> dict[str, Any]:
-        """The tool definition each API accepts (tests/test_tool.py names the sources)."""
-        about: dict[str, Any] = {"name": NAME, "description": DESCRIPTION}
-        if flavor == "openai":  # Chat Completions: the function nested under "function"
-            return {"type": "function", "function": {**about, "parameters": PARAMETERS}}
-        if flavor == "openai-responses":  # flat; `strict` defaults to true there, and strict
-            # mode wants every property required, so this schema with optional ones opts out.
-            return {"type": "function", **about, "parameters": PARAMETERS, "strict": False}
-        if flavor == "anthropic":
-            return {**about, "input_schema": PARAMETERS}
-        if flavor == "mcp":
-            return {**about, "inputSchema": PARAMETERS, "annotations": MCP_ANNOTATIONS}
-        raise ValueError(f"unknown flavor {flavor!r}: openai, openai-responses, anthropic or mcp")
+        """The tool definition each API accepts: openai, openai-responses, anthropic or mcp."""
+        return tool_spec(self, flavor)
 
     def call(self, arguments: object) -> str:
         """Run with the raw JSON arguments of a tool call; bad ones get one `error:` line."""
@@ -131,7 +104,7 @@ class RecallHistoryTool:
             return 'error: arguments must be a JSON object, e.g. {"query": "login function"}.'
         unknown = sorted(str(key) for key in arguments if key not in PARAMETERS["properties"])
         if unknown:
-            names = ", ".join(map(_show, unknown))
+            names = ", ".join(map(shown, unknown))
             return f"error: unknown argument {names}; {NAME} takes query, days, k and everywhere."
         if "query" not in arguments:
             return 'error: query is missing; pass the words to look for, e.g. {"query": "login"}.'
@@ -142,7 +115,7 @@ class RecallHistoryTool:
     def run(self, query: str, days: int | None = None, k: int = 5, everywhere: bool = False) -> str:
         try:
             return self._answer(query, days, k, everywhere)
-        except _BadArgument as bad:
+        except BadArgument as bad:
             return f"error: {bad}"
         except Exception as exc:  # a model gets one line, never a traceback
             log.exception("recall_history failed")
@@ -150,19 +123,17 @@ class RecallHistoryTool:
 
     def _answer(self, query: object, days: object, k: object, everywhere: object) -> str:
         if not isinstance(query, str) or not query.strip():
-            raise _BadArgument(
-                f'query must be words to look for, e.g. "login"; got {_show(query)}.'
-            )
+            raise BadArgument(f'query must be words to look for, e.g. "login"; got {shown(query)}.')
         if not (words := terms(query)):
-            raise _BadArgument(
-                f"query {_show(query)} has no word to search for (common words like 'the' are "
+            raise BadArgument(
+                f"query {shown(query)} has no word to search for (common words like 'the' are "
                 "ignored); add a distinctive one: a function, file, error or topic name."
             )
         if days is not None:
-            days = _whole("days", days, MAX_DAYS, DAYS_HINT)
-        k = _whole("k", k, MAX_K, f"a whole number from 1 to {MAX_K} (default 5)")
+            days = whole("days", days, 1, MAX_DAYS, DAYS_HINT)
+        k = whole("k", k, 1, MAX_K, f"a whole number from 1 to {MAX_K} (default 5)")
         if not isinstance(everywhere, bool):
-            raise _BadArgument(f"everywhere must be true or false; got {_show(everywhere)}.")
+            raise BadArgument(f"everywhere must be true or false; got {shown(everywhere)}.")
         found = self._search(query, None if everywhere else self.project, days, k)
         hits = sorted(found, key=lambda hit: NAME in hit.tools)[:k]  # stable: rank kept
         if not hits:

@@ -11,7 +11,7 @@ from history.query import excerpt
 if TYPE_CHECKING:
     from datetime import datetime
 
-    from history.domain import Hit
+    from history.domain import Hit, Turn
 
 TAINT_LINE = "[this turn read untrusted content — weigh its answer accordingly]"
 QUOTING_LINE = "[this turn quoted earlier recall_history results]"
@@ -46,34 +46,47 @@ def file_line(label: str, paths: Sequence[str], width: int) -> str:
     return f"{label}: {', '.join(shown)}" + (f" +{rest} more" if rest else "")
 
 
+def dated(asked_at: datetime, now: datetime) -> str:
+    """`2026-01-05 13:30 (3 days ago)`, in local time."""
+    when = asked_at.astimezone()
+    age = (now.date() - when.date()).days
+    ago = "today" if age <= 0 else "yesterday" if age == 1 else f"{age} days ago"
+    return f"{when:%Y-%m-%d %H:%M} ({ago})"
+
+
+def files_told_apart(turn: Turn, width: int) -> list[str]:
+    """`edited:` and `read:` lines (a file edited is not listed as read), paths under the turn's
+    project relative to it, each about `width` characters at most."""
+    prefix = turn.project.rstrip("/") + "/"
+    edited = list(dict.fromkeys(path.removeprefix(prefix) for path in turn.edited))
+    files = dict.fromkeys(path.removeprefix(prefix) for path in turn.files)
+    for path in edited:
+        files.pop(path, None)
+    return [
+        file_line(label, paths, width)
+        for label, paths in (("edited", edited), ("read", list(files)))
+        if paths
+    ]
+
+
 def hit_block(
     n: int, hit: Hit, words: list[str], budget: int, now: datetime, *, quoting: bool, foreign: bool
 ) -> str:
     """Hit number `n`, at most `budget` characters. `quoting`: the turn itself ran recall_history;
     `foreign`: the turn is from another project than the one searched from, so it is named."""
-    when = hit.asked_at.astimezone()
-    age = (now.date() - when.date()).days
-    ago = "today" if age <= 0 else "yesterday" if age == 1 else f"{age} days ago"
-    lines = [f"[{n}] {when:%Y-%m-%d %H:%M} ({ago}) · conversation {clip(hit.session_id, 64)}"]
+    lines = [
+        f"[{n}] {dated(hit.asked_at, now)} · turn {clip(hit.turn_id, 64)}"
+        f" · conversation {clip(hit.session_id, 64)}"
+    ]
     if hit.tainted:
         lines.append(TAINT_LINE)
     if quoting:
         lines.append(QUOTING_LINE)
     if foreign:
         lines.append(f"project: {tail(hit.project, 80)}")
-    prefix = hit.project.rstrip("/") + "/"
-    edited = list(dict.fromkeys(path.removeprefix(prefix) for path in hit.edited))
-    files = dict.fromkeys(path.removeprefix(prefix) for path in hit.files)
-    for path in edited:
-        files.pop(path, None)
-    read = list(files)
     # What is left after the must-have lines: a fifth for each file list, the rest excerpts.
     room = budget - sum(len(line) + 1 for line in lines) - 24  # labels, newlines, ellipses
-    listed = [
-        file_line(label, paths, min(FILES_MAX, room // 5))
-        for label, paths in (("edited", edited), ("read", read))
-        if paths
-    ]
+    listed = files_told_apart(hit, min(FILES_MAX, room // 5))
     room -= sum(len(line) + 1 for line in listed)
     asked_width = max(30, min(ASKED_MAX, room * 2 // 5))
     lines.append(f"asked: {excerpt(hit.asked, words, asked_width)}")

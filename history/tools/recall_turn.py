@@ -1,0 +1,139 @@
+"""`recall_turn`: an earlier turn in full, and the turns around it, for the model that found it
+with recall_history. A long answer comes in parts of `PART_CHARS`: each names the `offset` that
+continues it."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from history.projects import project_key
+from history.tools.arguments import BadArgument, shown, whole
+from history.tools.spec import tool_spec
+from history.tools.turn_text import conversation_text, turn_block
+
+if TYPE_CHECKING:
+    from history.index import HistoryIndex
+
+log = logging.getLogger(__name__)
+
+NAME = "recall_turn"
+MAX_RADIUS = 5
+PART_CHARS = 6_000  # characters of the answer per call, however long the turns are
+
+DESCRIPTION = (
+    "Read an earlier coding turn in full: what the user asked and what was answered, word for "
+    "word, with the files it read and edited. Pass a turn id from recall_history's results. "
+    "radius adds that many turns before and after it in its conversation (1 to 5; 0, the "
+    "default, is the turn alone). A long answer comes in parts: call again with the offset it "
+    "names. Read-only."
+)
+
+PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "turn_id": {
+            "type": "string",
+            "minLength": 1,
+            "description": "A turn id from recall_history's results.",
+        },
+        "radius": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": MAX_RADIUS,
+            "default": 0,
+            "description": "Turns of its conversation to add before and after it (0 to 5).",
+        },
+        "offset": {
+            "type": "integer",
+            "minimum": 0,
+            "default": 0,
+            "description": "Where to go on reading a long answer: the offset its last part named.",
+        },
+    },
+    "required": ["turn_id"],
+    "additionalProperties": False,
+}
+
+MCP_ANNOTATIONS = {
+    "title": "Recall a turn",
+    "readOnlyHint": True,
+    "destructiveHint": False,
+    "idempotentHint": True,
+    "openWorldHint": False,
+}
+
+
+class RecallTurnTool:
+    name = NAME
+    description = DESCRIPTION
+    parameters = PARAMETERS
+    annotations = MCP_ANNOTATIONS
+    read_only = True
+
+    def __init__(self, index: HistoryIndex, project: str) -> None:
+        self.index = index
+        self.project = project_key(project)
+
+    def spec(self, flavor: str) -> dict[str, Any]:
+        """The tool definition each API accepts: openai, openai-responses, anthropic or mcp."""
+        return tool_spec(self, flavor)
+
+    def call(self, arguments: object) -> str:
+        """Run with the raw JSON arguments of a tool call; bad ones get one `error:` line."""
+        if not isinstance(arguments, Mapping):
+            return 'error: arguments must be a JSON object, e.g. {"turn_id": "t-42"}.'
+        unknown = sorted(str(key) for key in arguments if key not in PARAMETERS["properties"])
+        if unknown:
+            names = ", ".join(map(shown, unknown))
+            return f"error: unknown argument {names}; {NAME} takes turn_id, radius and offset."
+        if "turn_id" not in arguments:
+            return "error: turn_id is missing; pass a turn id from recall_history's results."
+        radius, offset = arguments.get("radius"), arguments.get("offset")  # null: the default
+        radius, offset = 0 if radius is None else radius, 0 if offset is None else offset
+        return self.run(arguments["turn_id"], radius, offset)
+
+    def run(self, turn_id: str, radius: int = 0, offset: int = 0) -> str:
+        try:
+            return self._answer(turn_id, radius, offset)
+        except BadArgument as bad:
+            return f"error: {bad}"
+        except Exception as exc:  # a model gets one line, never a traceback
+            log.exception("recall_turn failed")
+            return f"error: the history could not be read ({type(exc).__name__}); go on."
+
+    def _answer(self, turn_id: object, radius: object, offset: object) -> str:
+        if not isinstance(turn_id, str) or not turn_id.strip():
+            raise BadArgument(
+                f"turn_id must be a turn id from recall_history's results; got {shown(turn_id)}."
+            )
+        radius = whole("radius", radius, 0, MAX_RADIUS, "a whole number from 0 to 5 (default 0)")
+        offset = whole("offset", offset, 0, 2**63, "the offset a part named, or 0")
+        turn = self.index.turn(turn_id)
+        if turn is None:
+            raise BadArgument(
+                f"no turn has the id {shown(turn_id)} (it may have been forgotten); pass one "
+                "from recall_history's results."
+            )
+        now = datetime.now().astimezone()
+        if radius == 0:
+            text = turn_block(turn, now, self.project)
+        else:
+            turns = self.index.conversation(turn.session_id, around=turn_id, radius=radius)
+            text = conversation_text(turns, now, self.project, around=turn_id)
+        return _part(text, offset)
+
+
+def _part(text: str, offset: int) -> str:
+    """The `PART_CHARS` of `text` from `offset`, saying how to read on when more is left."""
+    if offset and offset >= len(text):
+        raise BadArgument(
+            f"offset {offset} is past the end of this answer ({len(text)} characters); call "
+            "without offset to read it from the start."
+        )
+    end = offset + PART_CHARS
+    if end >= len(text):
+        return text[offset:]
+    return f"{text[offset:end]}\n[+{len(text) - end} characters: call again with offset={end}]"
