@@ -15,6 +15,7 @@ from mcp_types import CallToolResult, TextContent
 
 from history import HistoryIndex
 from history.tools.recall_history import RecallHistoryTool
+from history.tools.recall_turn import RecallTurnTool
 
 
 @pytest.fixture
@@ -43,7 +44,7 @@ def text_of(result: CallToolResult) -> str:
     return result.content[0].text
 
 
-def test_an_agent_lists_the_tool_calls_it_and_gets_errors_as_tool_errors(
+def test_an_agent_lists_both_tools_calls_them_and_gets_errors_as_tool_errors(
     home: Path, tmp_path: Path
 ) -> None:
     project = str(tmp_path / "proj")
@@ -66,16 +67,23 @@ def test_an_agent_lists_the_tool_calls_it_and_gets_errors_as_tool_errors(
             seen["bad"] = await client.call_tool("recall_history", {"query": "login", "k": 0})
             seen["unknown"] = await client.call_tool("recall_history", {"q": "login"})
             seen["again"] = await client.call_tool("recall_history", {"query": "token", "days": 30})
+            seen["turn"] = await client.call_tool("recall_turn", {"turn_id": "t1", "radius": 1})
+            seen["no turn"] = await client.call_tool("recall_turn", {"turn_id": "nowhere"})
+            seen["bad turn"] = await client.call_tool("recall_turn", {"turn_id": "t1", "radius": 9})
 
     anyio.run(session)
 
     index = HistoryIndex.open(home / "history.db")
     tool = RecallHistoryTool(index, project)
+    turn_tool = RecallTurnTool(index, project)
     try:
-        [listed] = seen["tools"]
-        assert listed.name == "recall_history" and listed.description == tool.description
-        assert listed.input_schema == tool.parameters
-        assert listed.annotations is not None and listed.annotations.read_only_hint is True
+        listed = {listed.name: listed for listed in seen["tools"]}
+        assert listed.keys() == {"recall_history", "recall_turn"}
+        for served in (tool, turn_tool):
+            assert listed[served.name].description == served.description
+            assert listed[served.name].input_schema == served.parameters
+            annotations = listed[served.name].annotations
+            assert annotations is not None and annotations.read_only_hint is True
 
         assert seen["good"].is_error is not True
         assert text_of(seen["good"]) == tool.run("login function")
@@ -90,5 +98,15 @@ def test_an_agent_lists_the_tool_calls_it_and_gets_errors_as_tool_errors(
 
         assert seen["again"].is_error is not True  # still serving after the errors
         assert text_of(seen["again"]) == tool.run("token", days=30)
+
+        assert seen["turn"].is_error is not True
+        assert text_of(seen["turn"]) == turn_tool.run("t1", radius=1)
+        assert "Refresh the token before validating the session." in text_of(seen["turn"])
+        for bad, expected in (
+            (seen["no turn"], turn_tool.run("nowhere")),
+            (seen["bad turn"], turn_tool.call({"turn_id": "t1", "radius": 9})),
+        ):
+            assert bad.is_error is True
+            assert text_of(bad) == expected and expected.startswith("error: ")
     finally:
         index.close()
