@@ -358,6 +358,10 @@ def test_openapi_describes_every_endpoint_and_its_errors(index: HistoryIndex) ->
         ("DELETE", "/api/code/sessions/{session_id}"),
         ("DELETE", "/api/code/projects"),
         ("GET", "/healthz"),
+        ("GET", "/api/code/turns/{turn_id}"),
+        ("GET", "/api/code/sessions/{session_id}"),
+        ("GET", "/api/code/sessions"),
+        ("GET", "/api/code/projects"),
     }
     for (method, path), op in operations.items():
         codes = set(op["responses"])

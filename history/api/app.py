@@ -21,6 +21,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from starlette.convertors import PathConvertor, register_url_convertor
 from starlette.types import Message, Receive
 
+from history.api import views
 from history.api.models import (
     MAX_BODY_BYTES,
     ErrorOut,
@@ -185,6 +186,7 @@ def router(index: HistoryIndex, token: str | None = None) -> APIRouter:
     def healthz() -> HealthOut:
         return HealthOut(ok=True, full_text=index.full_text, turns=index.count())
 
+    guarded.include_router(views.router(index, _BoundedRoute))
     api.include_router(guarded, responses=down)
     return api
 

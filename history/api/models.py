@@ -84,7 +84,9 @@ class RecordOut(BaseModel):
     turn_id: str
 
 
-class HitOut(BaseModel):
+class TurnOut(BaseModel):
+    """A stored turn, whole."""
+
     turn_id: str
     session_id: str
     project: str
@@ -95,6 +97,9 @@ class HitOut(BaseModel):
     files: list[str]
     edited: list[str]
     tools: list[str]
+
+
+class HitOut(TurnOut):
     score: float
     asked_excerpt: str
     answered_excerpt: str

@@ -36,6 +36,8 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:
     serve.add_argument("--port", type=positive, default=8765, help="port (default 8765)")
     serve.set_defaults(run=cmd_serve)
 
-    mcp = commands.add_parser("mcp", parents=[common], help="serve recall_history and recall_turn over MCP stdio")
+    mcp = commands.add_parser(
+        "mcp", parents=[common], help="serve recall_history and recall_turn over MCP stdio"
+    )
     mcp.add_argument("--project", help="workspace path (default: the current directory)")
     mcp.set_defaults(run=cmd_mcp)

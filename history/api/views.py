@@ -1,0 +1,146 @@
+"""The HTTP views: a turn, a conversation, the lists of conversations and projects, as JSON.
+
+`router(index, route_class)` is included by `history.api.app.router`, which guards it with the
+same token and turns an index failure into the same 503 through `route_class`.
+"""
+
+from dataclasses import asdict
+from datetime import datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, HTTPException, Query
+from fastapi import Path as PathParam
+from fastapi.exceptions import RequestValidationError
+from fastapi.routing import APIRoute
+from pydantic import BaseModel, Field
+
+from history import paging
+from history.api.models import ErrorOut, Id, TurnOut, Workspace
+from history.domain import ConversationSummary, ProjectSummary
+from history.index import HistoryIndex
+from history.paging import BAD_CURSOR
+from history.prepare import MAX_DAYS
+
+NO_TURN = "no turn has this id (it may have been forgotten)"
+NO_CONVERSATION = "no conversation has this id (it may have been forgotten)"
+NOT_IN_CONVERSATION = "this conversation holds no turn with the `around` id"
+MAX_RADIUS, MAX_LIMIT, MAX_CURSOR = 10_000, 200, 10_000
+
+
+class ConversationOut(BaseModel):
+    session_id: str
+    turns: list[TurnOut] = Field(description="oldest first")
+
+
+class ConversationSummaryOut(BaseModel):
+    session_id: str
+    project: str
+    first_asked: str = Field(description="the start of its first question")
+    first_asked_at: datetime
+    last_asked_at: datetime
+    turns: int
+    tainted_turns: int = Field(description="turns that read untrusted content")
+    edited: list[str] = Field(description="the files it edited most, the most edited first")
+    cursor: str = Field(description="as `before`: the conversations after this one")
+
+
+class ConversationsOut(BaseModel):
+    sessions: list[ConversationSummaryOut] = Field(description="the latest turn first")
+    next: str | None = Field(description="`before` for the next page; null on the last page")
+
+
+class ProjectOut(BaseModel):
+    project: str
+    turns: int
+    conversations: int
+    first_asked_at: datetime
+    last_asked_at: datetime
+
+
+class ProjectsOut(BaseModel):
+    projects: list[ProjectOut] = Field(description="the one with the latest turn first")
+
+
+def _summary_out(summary: ConversationSummary) -> ConversationSummaryOut:
+    return ConversationSummaryOut(**asdict(summary), cursor=summary.cursor)
+
+
+def _project_out(summary: ProjectSummary) -> ProjectOut:
+    return ProjectOut(**asdict(summary))
+
+
+def _not_found(description: str) -> dict[int | str, dict[str, Any]]:
+    return {404: {"model": ErrorOut, "description": description}}
+
+
+def router(index: HistoryIndex, route_class: type[APIRoute] = APIRoute) -> APIRouter:
+    views = APIRouter(route_class=route_class)
+
+    @views.get(
+        "/api/code/turns/{turn_id:recall_id}",
+        response_model=TurnOut,
+        responses=_not_found(NO_TURN),
+        summary="A turn in full",
+    )
+    def read_turn(turn_id: Annotated[Id, PathParam()]) -> TurnOut:
+        turn = index.turn(turn_id)
+        if turn is None:
+            raise HTTPException(404, NO_TURN)
+        return TurnOut(**asdict(turn))
+
+    @views.get(
+        "/api/code/sessions/{session_id:recall_id}",
+        response_model=ConversationOut,
+        responses=_not_found(f"{NO_CONVERSATION}, or {NOT_IN_CONVERSATION}"),
+        summary="A conversation's turns in order, or those around one of them",
+    )
+    def read_conversation(
+        session_id: Annotated[Id, PathParam()],
+        around: Annotated[Id | None, Query(description="a turn id: only the turns near it")] = None,
+        radius: Annotated[
+            int, Query(ge=0, le=MAX_RADIUS, description="with `around`: turns either side")
+        ] = 2,
+    ) -> ConversationOut:
+        turns = index.conversation(session_id, around, radius)
+        if not turns:
+            missing = around is not None and index.conversation(session_id, None, 0)
+            raise HTTPException(404, NOT_IN_CONVERSATION if missing else NO_CONVERSATION)
+        return ConversationOut(
+            session_id=session_id, turns=[TurnOut(**asdict(turn)) for turn in turns]
+        )
+
+    @views.get(
+        "/api/code/sessions",
+        response_model=ConversationsOut,
+        summary="Conversations, the latest turn first, a page at a time",
+    )
+    def list_conversations(
+        project: Annotated[Workspace | None, Query(description="omit: every project")] = None,
+        days: Annotated[
+            int | None, Query(ge=1, le=MAX_DAYS, description="with a turn in the last N days")
+        ] = None,
+        limit: Annotated[int, Query(ge=1, le=MAX_LIMIT, description="page size")] = 50,
+        before: Annotated[
+            str | None,
+            Query(min_length=1, max_length=MAX_CURSOR, description="`next` of the last page"),
+        ] = None,
+    ) -> ConversationsOut:
+        if before is not None:
+            try:
+                paging.decode(before)
+            except ValueError:
+                error = {"type": "value_error", "loc": ("query", "before"), "msg": BAD_CURSOR}
+                raise RequestValidationError([error]) from None
+        found = index.conversations(project, days, limit + 1, before)
+        page = found[:limit]
+        more = len(found) > limit
+        return ConversationsOut(
+            sessions=[_summary_out(summary) for summary in page],
+            next=page[-1].cursor if more else None,
+        )
+
+    @views.get("/api/code/projects", response_model=ProjectsOut, summary="Every project")
+    def list_projects() -> ProjectsOut:
+        return ProjectsOut(projects=[_project_out(summary) for summary in index.projects()])
+
+    return views
