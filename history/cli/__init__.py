@@ -12,11 +12,11 @@ import os
 import sys
 from collections.abc import Sequence
 
-from history.cli import admin, failure, forget, imports, search, serving
+from history.cli import admin, failure, forget, imports, search, serving, views
 from history.cli.common import FAILED, INTERRUPTED, OK
 from history.version import package_version
 
-COMMANDS = (search, forget, admin, serving, imports)
+COMMANDS = (search, forget, admin, serving, imports, views)
 
 
 def build_parser() -> argparse.ArgumentParser:
