@@ -182,7 +182,8 @@ def test_a_forgotten_conversation_is_gone_from_the_lists(
     assert recall(home, capsys, "forget", "--session", "conv-1", "--yes")[0] == 0
     assert recall(home, capsys, "show", "t1")[0] == 1
     assert recall(home, capsys, "sessions", "--project", "/work/shop")[0] == 1
-    assert json.loads(recall(home, capsys, "projects", "--json")[1])[0]["project"] == "/work/blog"
+    listed = json.loads(recall(home, capsys, "projects", "--json")[1])
+    assert [p["project"] for p in listed] == ["/work/blog"]
 
 
 def test_show_on_a_terminal_goes_through_the_pager(home: Path, tmp_path: Path) -> None:
