@@ -26,7 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
 
-from bench import phases
+from bench import phases, views
 from bench.baseline import Baseline, driver
 from bench.corpus import default_end, queries, turns
 from bench.measure import BASELINE, RECALL, Emitter, warn
@@ -34,7 +34,7 @@ from history import HistoryIndex
 
 ROOT = Path(__file__).resolve().parent.parent
 FORGOTTEN_PROJECT = "/home/dev/proj-10"  # a middling one: about 4% of the turns
-PHASES = ("import", "record", "size", "search", "forget")
+PHASES = ("import", "record", "size", "search", "views", "forget")
 
 
 def _arguments(argv: list[str] | None) -> argparse.Namespace:
@@ -57,7 +57,8 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
         choices=PHASES,
         default=list(PHASES),
         help="what to measure; without `import` the databases a --keep run left are used again "
-        "(search alone leaves them as they were; record adds turns, forget removes some)",
+        "(search alone leaves them as they were; record adds turns, views adds one 1,000-turn "
+        "conversation once, forget removes some)",
     )
     return parser.parse_args(argv)
 
@@ -133,6 +134,8 @@ def _measure(
             out, recall, baseline, benchmark_queries, {RECALL: recall_db, BASELINE: baseline.path}
         )
         phases.fidelity(out, recall, baseline, benchmark_queries, found)
+    if "views" in args.phases:
+        views.measure(out, recall, baseline, end)
     if "forget" in args.phases:
         phases.forget(out, recall, baseline, FORGOTTEN_PROJECT)
 
