@@ -15,8 +15,8 @@ from history import paging
 from history.domain import ConversationSummary, Hit, NewTurn, ProjectSummary, Turn
 from history.home import ensure_private_dir, resolve_home
 from history.prepare import MAX_DAYS, RecordCounts, TurnFields, prepare
-from history.projects import project_key
 from history.query import terms
+from history.redaction.ids import IdMask, id_key_path
 from history.store.repository import TurnRepository
 from history.store.sqlite import engine as sqlite_db
 from history.store.sqlite.opening import open_database
@@ -31,10 +31,16 @@ CLOSING_UPKEEP_SECONDS = 0.1
 
 class HistoryIndex:
     def __init__(
-        self, repository: TurnRepository, full_text: bool, engine: Engine | None = None
+        self,
+        repository: TurnRepository,
+        full_text: bool,
+        engine: Engine | None = None,
+        ids: IdMask | None = None,
     ) -> None:
         self._repository = repository
         self._engine = engine
+        # Every id and project that comes in is masked the way it was when it was stored.
+        self._ids = ids or IdMask()
         self._write_lock = threading.Lock()
         self._closed = False
         self._upkeep = Upkeep(self._upkeep_step)
@@ -48,9 +54,12 @@ class HistoryIndex:
         """Open (creating and migrating to head) the index at a path or SQLAlchemy URL.
 
         `busy_timeout_ms` bounds how long a write waits for another writer's lock."""
-        opened = open_database(sqlite_db.database_url(target), busy_timeout_ms)
+        url = sqlite_db.database_url(target)
+        opened = open_database(url, busy_timeout_ms)
         repository = SqliteTurnRepository(opened.engine, opened.full_text, opened.secure_delete)
-        return cls(repository, opened.full_text, opened.engine)
+        path = sqlite_db.sqlite_path(url)
+        ids = IdMask(id_key_path(path) if path is not None else None)
+        return cls(repository, opened.full_text, opened.engine, ids)
 
     def record(
         self,
@@ -83,12 +92,13 @@ class HistoryIndex:
                 tools,
                 tainted,
                 asked_at,
+                self._ids,
             )
             with self._write_lock:
                 self._repository.upsert(turn)
                 self._purge(0)
         except Exception as exc:
-            log.warning("turn %s not recorded: %s", turn_id, type(exc).__name__)
+            log.warning("turn %s not recorded: %s", self._shown_id(turn_id), type(exc).__name__)
             return False
         self._upkeep.wrote()
         return True
@@ -115,10 +125,12 @@ class HistoryIndex:
                         item.tools,
                         item.tainted,
                         item.asked_at,
+                        self._ids,
                     )
                 )
             except Exception as exc:
-                log.warning("turn %s not recorded: %s", item.turn_id, type(exc).__name__)
+                shown = self._shown_id(item.turn_id)
+                log.warning("turn %s not recorded: %s", shown, type(exc).__name__)
                 failed += 1
         try:
             sessions = list(dict.fromkeys(turn.session_id for turn in prepared))
@@ -156,11 +168,11 @@ class HistoryIndex:
         query_terms = terms(query)
         if not query_terms:
             return []
-        scope = project_key(project) if project is not None else None
+        scope = self._ids.project(project) if project is not None else None
         return self._repository.search(query_terms, scope, since, k)
 
     def count(self, project: str | None = None) -> int:
-        return self._repository.count(project_key(project) if project is not None else None)
+        return self._repository.count(self._ids.project(project) if project is not None else None)
 
     def forget_session(self, session_id: str) -> int:
         """Forget a conversation: its turns leave search results and the database file's bytes,
@@ -169,18 +181,20 @@ class HistoryIndex:
 
     def forget_sessions(self, session_ids: Iterable[str]) -> int:
         with self._write_lock:
-            removed = self._repository.delete_sessions(list(dict.fromkeys(session_ids)))
+            stored = [self._ids.id(str(session_id)) for session_id in session_ids]
+            removed = self._repository.delete_sessions(list(dict.fromkeys(stored)))
             self._purge(removed)
         self._upkeep.wrote()
         return removed
 
     def session_ids(self, project: str | None = None) -> list[str]:
         """The conversations recorded (in `project`, or in every project)."""
-        return self._repository.session_ids(project_key(project) if project is not None else None)
+        scope = self._ids.project(project) if project is not None else None
+        return self._repository.session_ids(scope)
 
     def forget_project(self, project: str) -> int:
         with self._write_lock:
-            removed = self._repository.delete_project(project_key(project))
+            removed = self._repository.delete_project(self._ids.project(project))
             self._purge(removed)
         self._upkeep.wrote()
         return removed
@@ -189,7 +203,7 @@ class HistoryIndex:
 
     def turn(self, turn_id: str) -> Turn | None:
         """The whole stored turn; None when no turn has that id (or it was forgotten)."""
-        return self._repository.turn(turn_id)
+        return self._repository.turn(self._ids.id(str(turn_id)))
 
     def conversation(
         self, session_id: str, around: str | None = None, radius: int = 2
@@ -199,7 +213,8 @@ class HistoryIndex:
         it; empty when the conversation does not hold it."""
         if radius < 0:
             raise ValueError("radius must be 0 or more")
-        return self._repository.conversation(session_id, around, radius)
+        stored_around = self._ids.id(str(around)) if around is not None else None
+        return self._repository.conversation(self._ids.id(str(session_id)), stored_around, radius)
 
     def conversations(
         self,
@@ -215,7 +230,7 @@ class HistoryIndex:
             raise ValueError("limit must be at least 1")
         since = _since(days)
         key = paging.decode(before) if before is not None else None
-        scope = project_key(project) if project is not None else None
+        scope = self._ids.project(project) if project is not None else None
         return self._repository.conversations(scope, since, limit, key)
 
     def projects(self) -> list[ProjectSummary]:
@@ -254,6 +269,13 @@ class HistoryIndex:
                 "forgotten turns are out of search results, but a reader still holds an older "
                 "snapshot: the file is scrubbed on the next write"
             )
+
+    def _shown_id(self, turn_id: object) -> str:
+        """A turn id fit for a log line: masked like the stored one."""
+        try:
+            return self._ids.id(str(turn_id))
+        except Exception:
+            return "(an id that could not be masked)"
 
     @property
     def engine(self) -> Engine | None:

@@ -1,7 +1,10 @@
 """What a turn becomes before it is stored: redacted, capped, de-duplicated, keyed by project.
 
-Redaction runs first on the whole text (so a cut can never split a secret out of its mask's
-reach); if it fails, the turn is not stored at all.
+Every field is redacted, the ids and the project too (`IdMask`: an id that held a secret is
+stored masked and tagged, the same way each time). Redaction runs before the cut, on the text
+up to the cut and a margin past it wider than any secret a rule looks ahead for, so a cut never
+splits a secret out of its mask's reach, and a megabyte pasted into a turn costs what 66,000
+characters do. If redaction fails, the turn is not stored at all.
 """
 
 from __future__ import annotations
@@ -12,8 +15,8 @@ from datetime import UTC, datetime
 from typing import Protocol
 
 from history.domain import NewTurn
-from history.projects import project_key
-from history.redact import redact
+from history.redaction import redact
+from history.redaction.ids import IdMask
 
 # Longer text is cut before it is stored; excerpts never need more.
 MAX_TEXT_CHARS = 64_000
@@ -21,13 +24,16 @@ MAX_PATHS = 1_000
 MAX_PATH_CHARS = 1_000
 # A century: further back than any turn, and still a datetime Python can subtract.
 MAX_DAYS = 36_500
+# Past the cut, the text a rule may still need to see a secret whole (a value is at most 500
+# characters, a URL's password about 1,000).
+REDACTION_MARGIN = 2_000
 
 
 def _unique(items: Iterable[str], limit: int) -> tuple[str, ...]:
     """De-duplicated in first-seen order, redacted, capped: file and tool names."""
     seen: dict[str, None] = {}
     for item in items:
-        clean = redact(str(item))[:MAX_PATH_CHARS]
+        clean = redact(str(item)[: MAX_PATH_CHARS + REDACTION_MARGIN])[:MAX_PATH_CHARS]
         if clean:
             seen.setdefault(clean, None)
         if len(seen) == limit:
@@ -36,7 +42,7 @@ def _unique(items: Iterable[str], limit: int) -> tuple[str, ...]:
 
 
 def _cap(text: str) -> str:
-    return redact(text)[:MAX_TEXT_CHARS]
+    return redact(text[: MAX_TEXT_CHARS + REDACTION_MARGIN])[:MAX_TEXT_CHARS]
 
 
 def prepare(
@@ -50,15 +56,18 @@ def prepare(
     tools: Sequence[str],
     tainted: bool,
     asked_at: datetime | None,
+    ids: IdMask | None = None,
 ) -> NewTurn:
-    """Redacted, capped and de-duplicated; a naive `asked_at` is taken as local time."""
+    """Redacted (`ids` masks the ids and the project), capped and de-duplicated; a naive
+    `asked_at` is taken as local time."""
+    ids = ids or IdMask()
     when = asked_at or datetime.now(UTC)
     if when.tzinfo is None:
         when = when.astimezone()
     return NewTurn(
-        turn_id=str(turn_id),
-        session_id=str(session_id),
-        project=project_key(project),
+        turn_id=ids.id(str(turn_id)),
+        session_id=ids.id(str(session_id)),
+        project=ids.project(project),
         asked_at=when.astimezone(UTC),
         tainted=bool(tainted),
         asked=_cap(asked),

@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from history.redact import KINDS, redact
+from tests.secret_corpus import FORMS
 
 # Fake secrets are assembled at run time so that no secret scanner mistakes this file for a leak.
 ALNUM = "aB3cD4eF5gH6iJ7kL8mN9oP0qR1sT2uV3wX4yZ5"
@@ -58,15 +59,15 @@ SECRETS: list[tuple[str, str, str]] = [
     ("-----BEGIN " + "PRIVATE KEY-----\n" + body(80), "private-key", body(80)),
     ("-----BEGIN OPENSSH " + "PRIVATE KEY-----\\n" + body(70), "private-key", body(70)),
     ("postgres://app:s3cr3t-Pa55@db:5432/app", "url-password", "s3cr3t-Pa55"),
-    ("OPENAI_API_KEY=abc123xyz", "secret", "abc123xyz"),
-    ('export DB_PASSWORD="hunter2"', "secret", "hunter2"),
-    ("AWS_SECRET_ACCESS_KEY: xyz", "secret", "xyz"),
+    ("OPENAI_API_KEY=abc123xyz", "api-key", "abc123xyz"),
+    ('export DB_PASSWORD="hunter2"', "password", "hunter2"),
+    ("AWS_SECRET_ACCESS_KEY: xyz1", "secret", "xyz1"),
 ]
 
 
-def test_every_kind_has_a_case() -> None:
-    assert {kind for _, kind, _ in SECRETS} == set(KINDS)
-    assert len(set(KINDS)) == len(KINDS)
+def test_every_kind_is_a_distinct_lower_case_word() -> None:
+    assert len(set(KINDS)) == len(KINDS) >= 60
+    assert all(kind.replace("-", "").isalnum() and kind == kind.lower() for kind in KINDS)
 
 
 @pytest.mark.parametrize(("text", "kind", "secret"), SECRETS, ids=[k for _, k, _ in SECRETS])
@@ -118,16 +119,36 @@ def test_ordinary_code_is_left_alone(text: str) -> None:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("OPENAI_API_KEY=abc123xyz", "OPENAI_API_KEY=[redacted:secret]"),
-        ('export DB_PASSWORD="hunter2"', 'export DB_PASSWORD="[redacted:secret]"'),
+        ("OPENAI_API_KEY=abc123xyz", "OPENAI_API_KEY=[redacted:api-key]"),
+        ('export DB_PASSWORD="hunter2"', 'export DB_PASSWORD="[redacted:password]"'),
         (
-            "AWS_SECRET_ACCESS_KEY: xyz\nREGION: eu",
+            "AWS_SECRET_ACCESS_KEY: xyz1\nREGION: eu",
             "AWS_SECRET_ACCESS_KEY: [redacted:secret]\nREGION: eu",
         ),
         ("API_TOKEN='t0k' make deploy", "API_TOKEN='[redacted:secret]' make deploy"),
-        ('{"STRIPE_SECRET": "abc"}', '{"STRIPE_SECRET": "[redacted:secret]"}'),
-        ('API_KEY: str = "abc"', 'API_KEY: str = "[redacted:secret]"'),
-        ('os.environ["API_KEY"] = "abc"', 'os.environ["API_KEY"] = "[redacted:secret]"'),
+        ('{"STRIPE_SECRET": "abc1"}', '{"STRIPE_SECRET": "[redacted:secret]"}'),
+        ('API_KEY: str = "abc1"', 'API_KEY: str = "[redacted:api-key]"'),
+        ('os.environ["API_KEY"] = "abc1"', 'os.environ["API_KEY"] = "[redacted:api-key]"'),
+        ("mysql -u root -pS3cret-pw shop", "mysql -u root -p[redacted:cli-password] shop"),
+        ('password = "hunter2"', 'password = "[redacted:password]"'),
+        (
+            "db:\n  password: hunter2\n  host: db",
+            "db:\n  password: [redacted:password]\n  host: db",
+        ),
+        (
+            "Server=db;User Id=sa;Password=Pa55word!;Encrypt=true",
+            "Server=db;User Id=sa;Password=[redacted:password];Encrypt=true",
+        ),
+        ('{"apiKey": "AbC123dEf456"}', '{"apiKey": "[redacted:api-key]"}'),
+        ("aws_" + "AK" + "IA" + "IOSFODNN7EXAMPLE", "aws_[redacted:aws-access-key-id]"),
+        (
+            "AK" + "IA" + "IOSFODNN7EXAMPLE" + "_backup.csv",
+            "[redacted:aws-access-key-id]_backup.csv",
+        ),
+        (
+            "https://hooks.slack.com/services/T0ABCDEF1/B0ABCDEF2/" + body(24),
+            "https://hooks.slack.com/services/[redacted:slack-webhook]",
+        ),
         (
             "OPENAI_API_KEY=" + "sk-" + body(48),
             "OPENAI_API_KEY=[redacted:openai-key]",
@@ -234,6 +255,29 @@ def test_redact_changes_text_only_by_masking(text: str) -> None:
 
 
 HOSTILE = {
+    # One of each rule's anchors, then a megabyte every rule has to scan.
+    "every-rule": " ".join(form.text for form in FORMS) + " " + "a" * 1_000_000,
+    "dense-passwords": "password: x1\n" * 76_000,
+    "dense-ordinary-config": "KEY_ROTATION_DAYS=30 " * 50_000,
+    "dense-quoted": '"password": "' * 77_000,
+    "dense-account-keys": ("AccountKey=" + "A" * 40 + ";") * 19_000,
+    "dense-mysql": "mysql -pX " * 100_000,
+    "dense-basic": "Basic QUJD " * 90_000,
+    "dense-url-segments": "://u:" + "a/" * 500_000,
+    "dense-cli": "--password=x " * 77_000,
+    "netrc": "machine login password x " * 40_000,
+    "base64-pem": "LS0tLS1CRUdJTi" * 70_000,
+    "putty": "Private-Lines: 1\n" * 58_000,
+    "sql": "IDENTIFIED BY '" * 66_000,
+    "telegram": "12345678:AA" * 90_000,
+    "heroku": "heroku " * 140_000,
+    "heroku-long": "heroku" + "a" * 1_000_000,
+    "discord": "discord " + "M" * 1_000_000,
+    "azure-client-secret": "8Q~" * 333_000,
+    "mailchimp": "-us" * 333_000,
+    "glued-prefixes": "_sk-" * 250_000,
+    "github-runs": "gh" * 500_000,
+    "mailgun": "key-" * 250_000,
     "a": "a" * 1_000_000,
     "begin": "-----BEGIN" * 100_000,
     "sk": "sk-" * 300_000,
@@ -253,6 +297,8 @@ HOSTILE = {
 
 @pytest.mark.parametrize("text", HOSTILE.values(), ids=HOSTILE.keys())
 def test_hostile_megabyte_is_redacted_quickly(text: str) -> None:
-    started = time.perf_counter()
-    redact(text)
-    assert time.perf_counter() - started < 2.0
+    # CPU time of this process: other work on the machine does not count against it.
+    started = time.process_time()
+    once = redact(text)
+    assert time.process_time() - started <= 0.25
+    assert redact(once) == once

@@ -1,0 +1,504 @@
+"""Fake secrets of every kind the redactor masks, each in the line a developer would paste it in.
+
+The secrets are made here, at run time, from a seeded random generator, in the shape each
+provider uses (prefix, length, alphabet); none is a real credential. Building them at run time
+also keeps secret scanners from mistaking this file for a leak. `FORMS` is used by the tests
+(tests/test_secret_corpus.py) and by the benchmark (bench/redaction.py).
+"""
+
+from __future__ import annotations
+
+import base64
+import random
+import string
+from dataclasses import dataclass
+
+ALNUM = string.ascii_letters + string.digits
+LOWER_ALNUM = string.ascii_lowercase + string.digits
+UPPER_ALNUM = string.ascii_uppercase + string.digits
+HEX = "0123456789abcdef"
+B64 = ALNUM + "+/"
+URLSAFE = ALNUM + "-_"
+
+
+@dataclass(frozen=True)
+class Form:
+    """One way a secret of `kind` is pasted: `text` holds `secret`, which must not be stored."""
+
+    kind: str
+    name: str
+    text: str
+    secret: str
+
+
+def fake(seed: str, length: int, alphabet: str = ALNUM) -> str:
+    """Random-looking, reproducible key material (never a real credential)."""
+    generator = random.Random(seed)
+    return "".join(generator.choice(alphabet) for _ in range(length))
+
+
+def _uuid(seed: str) -> str:
+    raw = fake(seed, 32, HEX)
+    return f"{raw[:8]}-{raw[8:12]}-4{raw[13:16]}-a{raw[17:20]}-{raw[20:]}"
+
+
+def _pem(kind: str) -> tuple[str, str]:
+    body = "MIIEow" + fake(kind, 58, B64) + "\n" + fake(kind + "2", 64, B64)
+    begin, end = "-----BEGIN " + kind + " KEY-----", "-----END " + kind + " KEY-----"
+    return f"{begin}\n{body}\n{end}", body.split("\n")[1]
+
+
+def _forms() -> list[Form]:
+    forms: list[Form] = []
+
+    def add(kind: str, name: str, template: str, secret: str) -> None:
+        forms.append(Form(kind, name, template.format(s=secret), secret))
+
+    # Provider tokens: the prefix says what they are.
+    add("openai-key", "project key", "my key is {s}", "sk-" + "proj-" + fake("oa", 48, URLSAFE))
+    add("openai-key", "classic key", "OPENAI={s}", "sk-" + fake("oa2", 48))
+    add(
+        "anthropic-key",
+        "api key",
+        "client = Anthropic(api_key={s})",
+        "sk-" + "ant-api03-" + fake("an", 93, URLSAFE),
+    )
+    add("openrouter-key", "key", "--header 'x: {s}'", "sk-" + "or-v1-" + fake("or", 64, HEX))
+    add("github-token", "classic", "use {s} for the push", "gh" + "p_" + fake("gh", 36))
+    add("github-token", "glued after _", "token_{s}", "gh" + "p_" + fake("gh2", 36))
+    add(
+        "github-token",
+        "fine-grained",
+        "GH={s}",
+        "github" + "_pat_" + fake("gp", 22) + "_" + fake("gp2", 59),
+    )
+    add("github-token", "app installation", "x-access-token:{s}", "gh" + "s_" + fake("ghs", 36))
+    add("gitlab-token", "personal", "PRIVATE-TOKEN: {s}", "gl" + "pat-" + fake("gl", 20, URLSAFE))
+    add(
+        "gitlab-token", "runner", "--registration-token {s}", "GR1348941" + fake("glr", 20, URLSAFE)
+    )
+    add(
+        "aws-access-key-id",
+        "plain",
+        "access key {s} in us-east-1",
+        "AK" + "IA" + fake("ak", 16, UPPER_ALNUM),
+    )
+    add("aws-access-key-id", "glued after _", "aws_{s}", "AK" + "IA" + fake("ak2", 16, UPPER_ALNUM))
+    add(
+        "aws-access-key-id",
+        "glued before _",
+        "saved {s}_backup.csv",
+        "AK" + "IA" + fake("ak3", 16, UPPER_ALNUM),
+    )
+    add(
+        "aws-secret-access-key",
+        "credentials file",
+        "[default]\naws_secret_access_key = {s}",
+        fake("as", 40, B64),
+    )
+    add("aws-secret-access-key", "sts json", '"SecretAccessKey": "{s}",', fake("as2", 40, B64))
+    add(
+        "aws-session-token",
+        "credentials file",
+        "aws_session_token = {s}",
+        "IQoJb3JpZ2luX2Vj" + fake("st", 200, B64),
+    )
+    add(
+        "slack-token",
+        "bot",
+        "SLACK={s}",
+        "xo" + "xb-" + "2345678901-" + "3456789012-" + fake("sl", 24),
+    )
+    add(
+        "slack-token",
+        "app-level",
+        "app token {s}",
+        "xa" + "pp-1-" + fake("sa", 11, UPPER_ALNUM) + "-4567890123-" + fake("sa2", 64, HEX),
+    )
+    add(
+        "slack-webhook",
+        "webhook",
+        "curl -X POST https://hooks.slack.com/services/{s}",
+        "T0"
+        + fake("sw", 8, UPPER_ALNUM)
+        + "/B0"
+        + fake("sw2", 8, UPPER_ALNUM)
+        + "/"
+        + fake("sw3", 24),
+    )
+    add(
+        "discord-webhook",
+        "webhook",
+        "https://discord.com/api/webhooks/{s}",
+        "1234567890123456789/" + fake("dw", 68, URLSAFE),
+    )
+    add(
+        "teams-webhook",
+        "webhook",
+        "https://contoso.webhook.office.com/{s}",
+        "webhookb2/"
+        + _uuid("tw")
+        + "@"
+        + _uuid("tw2")
+        + "/IncomingWebhook/"
+        + fake("tw3", 32, HEX)
+        + "/"
+        + _uuid("tw4"),
+    )
+    add("stripe-key", "live secret", "stripe.api_key = '{s}'", "sk" + "_live_" + fake("sk", 24))
+    add("stripe-key", "restricted", "rk {s}", "rk" + "_live_" + fake("rk", 24))
+    add(
+        "stripe-webhook-secret",
+        "endpoint secret",
+        "endpoint_secret = '{s}'",
+        "wh" + "sec_" + fake("wh", 32),
+    )
+    add(
+        "google-api-key", "maps", "?key={s}&libraries=places", "AI" + "za" + fake("gk", 35, URLSAFE)
+    )
+    add(
+        "google-oauth-secret",
+        "client secret",
+        '"client_secret":"{s}"',
+        "GOC" + "SPX-" + fake("gs", 28, URLSAFE),
+    )
+    add("google-oauth-token", "access token", "token ya29.{s}", fake("ya", 120, URLSAFE))
+    add(
+        "huggingface-token",
+        "token",
+        "huggingface-cli login --token {s}",
+        "hf" + "_" + fake("hf", 34),
+    )
+    add("npm-token", "automation", "NPM={s}", "np" + "m_" + fake("np", 36))
+    add("npmrc-auth-token", "legacy uuid", "//registry.npmjs.org/:_authToken={s}", _uuid("npmrc"))
+    add(
+        "npmrc-auth-token",
+        "basic auth",
+        "_auth = {s}",
+        base64.b64encode(b"ci:" + fake("npma", 16).encode()).decode(),
+    )
+    add(
+        "pypi-token",
+        "upload",
+        "password = {s}",
+        "pypi-" + "AgEIcHlwaS5vcmc" + fake("py", 70, URLSAFE),
+    )
+    add("rubygems-key", "api key", ":rubygems_api_key: {s}", "rubygems_" + fake("rg", 48, HEX))
+    add("nuget-key", "api key", "nuget push pkg.nupkg -k {s}", "oy2" + fake("ng", 43, LOWER_ALNUM))
+    add(
+        "dockerhub-token",
+        "pat",
+        "echo {s} | docker login -u me --password-stdin",
+        "dckr" + "_pat_" + fake("dh", 27, URLSAFE),
+    )
+    add(
+        "twilio-api-key",
+        "api key sid",
+        "client = Client('{s}', secret)",
+        "SK" + fake("tw", 32, HEX),
+    )
+    add(
+        "sendgrid-api-key",
+        "api key",
+        "sg = SendGridAPIClient('{s}')",
+        "SG." + fake("sg", 22, URLSAFE) + "." + fake("sg2", 43, URLSAFE),
+    )
+    add("mailgun-api-key", "api key", "auth=('api', '{s}')", "key-" + fake("mg", 32, HEX))
+    add(
+        "mailchimp-api-key",
+        "api key",
+        "client.set_config({{'api_key': '{s}'}})",
+        fake("mc", 32, HEX) + "-us21",
+    )
+    add("vault-token", "service token", "vault login {s}", "hv" + "s." + fake("hv", 90, URLSAFE))
+    add(
+        "discord-bot-token",
+        "bot token",
+        "discord bot: client.run('{s}')",
+        "MT"
+        + fake("dc", 24, URLSAFE)
+        + "."
+        + fake("dc2", 6, URLSAFE)
+        + "."
+        + fake("dc3", 38, URLSAFE),
+    )
+    add("heroku-api-key", "uuid after heroku", "heroku authorizations: {s}", _uuid("hk"))
+    add("heroku-api-key", "new format", "HK {s}", "HR" + "KU-" + fake("hk2", 60, URLSAFE))
+    add("digitalocean-token", "pat", "doctl auth init -t {s}", "dop" + "_v1_" + fake("do", 64, HEX))
+    add("shopify-token", "admin api", "X-Shopify-Access: {s}", "sh" + "pat_" + fake("sh", 32, HEX))
+    add(
+        "databricks-token",
+        "pat",
+        "databricks configure --token {s}",
+        "da" + "pi" + fake("db", 32, HEX),
+    )
+    add(
+        "grafana-token",
+        "service account",
+        "grafana {s}",
+        "gl" + "sa_" + fake("gf", 32) + "_" + fake("gf2", 8, HEX),
+    )
+    add("grafana-token", "cloud", "GRAFANA_CLOUD={s}", "gl" + "c_" + fake("gc", 64, B64))
+    add("linear-api-key", "key", "linear {s}", "lin" + "_api_" + fake("ln", 40))
+    add(
+        "telegram-bot-token",
+        "bot",
+        "bot = telebot.TeleBot('{s}')",
+        "1234567890:AA" + fake("tg", 33, URLSAFE),
+    )
+    add(
+        "age-secret-key",
+        "identity",
+        "# created\n{s}",
+        "AGE-" + "SECRET-KEY-1" + fake("age", 58, UPPER_ALNUM),
+    )
+    add(
+        "postman-api-key",
+        "key",
+        "postman {s}",
+        "PM" + "AK-" + fake("pm", 24, HEX) + "-" + fake("pm2", 34, HEX),
+    )
+    add("newrelic-key", "user key", "newrelic {s}", "NR" + "AK-" + fake("nr", 27, UPPER_ALNUM))
+    add("square-token", "oauth", "square {s}", "sq0" + "atp-" + fake("sq", 22, URLSAFE))
+    add(
+        "atlassian-token",
+        "api token",
+        "jira token {s}",
+        "ATA" + "TT3xFfGF0" + fake("at", 180, URLSAFE),
+    )
+    add(
+        "sentry-token",
+        "org token",
+        "SENTRY={s}",
+        "sntr" + "ys_" + "eyJpYXQiOjE3" + fake("se", 80, B64),
+    )
+    add("doppler-token", "service token", "doppler {s}", "dp." + "st." + "prd." + fake("dp", 40))
+    add("pulumi-token", "access token", "pulumi login {s}", "pul-" + fake("pu", 40, HEX))
+    add(
+        "terraform-token",
+        "api token",
+        'token = "{s}"',
+        fake("tf", 14) + ".atlasv1." + fake("tf2", 67, URLSAFE),
+    )
+    add(
+        "supabase-token",
+        "access token",
+        "supabase login --token {s}",
+        "sb" + "p_" + fake("sb", 40, HEX),
+    )
+    add(
+        "planetscale-token",
+        "service token",
+        "pscale {s}",
+        "pscale" + "_tkn_" + fake("ps", 43, URLSAFE),
+    )
+    add("replicate-token", "api token", "replicate {s}", "r8" + "_" + fake("r8", 37))
+    add("groq-key", "api key", "groq {s}", "gs" + "k_" + fake("gq", 52))
+    add("perplexity-key", "api key", "pplx {s}", "pplx-" + fake("px", 48))
+    add("xai-key", "api key", "grok {s}", "xai-" + fake("xa", 80))
+    add(
+        "langsmith-key",
+        "api key",
+        "langsmith {s}",
+        "lsv2" + "_pt_" + fake("ls", 32, HEX) + "_" + fake("ls2", 10, HEX),
+    )
+    add("notion-token", "integration", "notion {s}", "nt" + "n_" + fake("nt", 46))
+    add(
+        "airtable-token",
+        "pat",
+        "airtable {s}",
+        "pat" + fake("air", 14) + "." + fake("air2", 64, HEX),
+    )
+    add("figma-token", "pat", "X-Figma: {s}", "fig" + "d_" + fake("fg", 40, URLSAFE))
+    add(
+        "dynatrace-token",
+        "api token",
+        "dynatrace {s}",
+        "dt0c01." + fake("dt", 24, UPPER_ALNUM) + "." + fake("dt2", 64, UPPER_ALNUM),
+    )
+    add(
+        "mapbox-token",
+        "secret token",
+        "mapbox {s}",
+        "sk." + "eyJ1Ijoi" + fake("mb", 60, URLSAFE) + "." + fake("mb2", 22, URLSAFE),
+    )
+    add(
+        "1password-token",
+        "service account",
+        "op {s}",
+        "ops_" + "eyJzaWduSW5BZGRyZXNz" + fake("op", 200, URLSAFE),
+    )
+    add("alibaba-access-key", "access key id", "aliyun {s}", "LT" + "AI" + fake("al", 20))
+    add("hubspot-token", "private app", "hubspot {s}", "pat-" + "na1-" + _uuid("hs"))
+    add("contentful-token", "cma token", "contentful {s}", "CF" + "PAT-" + fake("cf", 43, URLSAFE))
+    add(
+        "circleci-token",
+        "pat",
+        "circleci {s}",
+        "CCI" + "PAT_" + fake("ci", 22) + "_" + fake("ci2", 40, HEX),
+    )
+    add("flyio-token", "deploy token", "fly {s}", "fo1_" + fake("fly", 43, URLSAFE))
+    add(
+        "azure-client-secret",
+        "app secret",
+        "az ad sp: {s}",
+        fake("az", 3) + "8Q~" + fake("az2", 34, ALNUM + "_~.-"),
+    )
+    # Secrets known by what stands around them.
+    jwt = (
+        "eyJ"
+        + "hbGciOiJIUzI1NiJ9."
+        + "eyJ"
+        + fake("jw", 40, URLSAFE)
+        + "."
+        + fake("jw2", 43, URLSAFE)
+    )
+    add("jwt", "token", "session={s}", jwt)
+    add(
+        "bearer-token",
+        "header",
+        "curl -H 'Authorization: Bearer {s}' https://api",
+        fake("br", 40, URLSAFE + "."),
+    )
+    add(
+        "basic-auth",
+        "header",
+        "Authorization: Basic {s}",
+        base64.b64encode(b"admin:" + fake("ba", 14).encode()).decode(),
+    )
+    add("auth-header-token", "token scheme", "Authorization: Token {s}", fake("tk", 40, HEX))
+    add("private-key", "rsa block", "here:\n{s}\nthanks", _pem("RSA PRIVATE")[0])
+    add("private-key", "openssh block", "{s}", _pem("OPENSSH PRIVATE")[0])
+    add(
+        "private-key",
+        "base64 in kubeconfig",
+        "    client-key-data: {s}",
+        base64.b64encode(_pem("EC PRIVATE")[0].encode()).decode(),
+    )
+    add(
+        "putty-private-key",
+        "ppk",
+        "PuTTY-User-Key-File-3: ssh-rsa\nPrivate-Lines: 2\n{s}\nPrivate-MAC: 00",
+        fake("pk", 64, B64) + "\n" + fake("pk2", 40, B64),
+    )
+    add(
+        "azure-storage-key",
+        "connection string",
+        "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={s};EndpointSuffix=core.windows.net",
+        fake("az", 86, B64) + "==",
+    )
+    add(
+        "azure-shared-access-key",
+        "service bus",
+        "Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey={s}",
+        fake("sb", 43, B64) + "=",
+    )
+    add(
+        "azure-sas-token",
+        "sas url",
+        "https://acct.blob.core.windows.net/c/f?sv=2022-11-02&se=2026-01-01&sp=r&sig={s}",
+        fake("sig", 43, ALNUM) + "%3D",
+    )
+    add("url-password", "postgres", "postgres://app:{s}@db:5432/app", "s3cr3t-" + fake("pg", 8))
+    add(
+        "url-password",
+        "password with /",
+        "mongodb+srv://admin:{s}@cluster0.example.net/db",
+        "Zk9/" + fake("mg", 10) + "/q",
+    )
+    add(
+        "npmrc-auth-token",
+        "_password",
+        "//npm.corp/:_password={s}",
+        base64.b64encode(fake("npmp", 12).encode()).decode(),
+    )
+    add("cli-password", "mysql -p", "mysql -u root -p{s} shop", "Pw" + fake("my", 10))
+    add(
+        "cli-password",
+        "mysqldump -p",
+        "mysqldump -h db -u app -p'{s}' shop > dump.sql",
+        "Dm" + fake("md", 10),
+    )
+    add("cli-password", "--password=", "psql-tool --password={s}", "Pp" + fake("pp", 10))
+    add("cli-password", "sshpass", "sshpass -p '{s}' ssh deploy@web1", "Sp" + fake("sp", 10))
+    add(
+        "cli-password",
+        "docker login -p",
+        "docker login -u me -p {s} registry.example.com",
+        "Dl" + fake("dl", 12),
+    )
+    add("cli-password", "redis-cli -a", "redis-cli -h cache -a {s} ping", "Rc" + fake("rc", 12))
+    add(
+        "cli-password",
+        "curl -u",
+        "curl -u admin:{s} https://ci.example.com/api",
+        "Cu" + fake("cu", 12),
+    )
+    add(
+        "sql-password",
+        "identified by",
+        "CREATE USER 'app'@'%' IDENTIFIED BY '{s}';",
+        "Sq" + fake("sq", 12),
+    )
+    add(
+        "sql-password",
+        "with password",
+        "ALTER ROLE app WITH PASSWORD '{s}';",
+        "Pg" + fake("pgr", 12),
+    )
+    add(
+        "netrc-password",
+        "netrc",
+        "machine api.example.com\n  login me\n  password {s}\n",
+        "Nr" + fake("nr2", 14),
+    )
+    # Values of secret-named settings.
+    add("password", "lowercase python", 'password = "{s}"', "Lp" + fake("lp", 12))
+    add("password", "yaml", "database:\n  password: {s}\n  host: db", "Ym" + fake("ym", 12))
+    add(
+        "password",
+        "Password= in a connection string",
+        "Server=db;User Id=sa;Password={s};",
+        "Cs" + fake("cs", 12),
+    )
+    add("password", "db_password=", "db_password={s}", "Dp" + fake("dp2", 12))
+    add("password", "DB_PASS=", "DB_PASS={s}", "Ep" + fake("ep", 12))
+    add("password", "MYSQL_PWD=", "export MYSQL_PWD={s}", "Mp" + fake("mpw", 12))
+    add("password", "json", '{{"user": "app", "password": "{s}"}}', "Jp" + fake("jp", 12))
+    add("password", "php array", "'password' => '{s}',", "Ph" + fake("ph", 12))
+    add("password", "spring properties", "spring.datasource.password={s}", "Sd" + fake("sd", 12))
+    add(
+        "password",
+        "requests auth tuple",
+        'requests.get(url, auth=("admin", "{s}"))',
+        "Rq" + fake("rq", 12),
+    )
+    add("secret", "REDIS_AUTH=", "REDIS_AUTH={s}", "Ra" + fake("ra", 16))
+    add("secret", "env var", "export SERVICE_TOKEN={s}", fake("svt", 24))
+    add(
+        "secret",
+        "django",
+        "SECRET_KEY = '{s}'",
+        "django-insecure-" + fake("dj", 40, LOWER_ALNUM + "!@#%^&*(-_=+)"),
+    )
+    add("secret", "header", "X-Auth-Token: {s}", fake("xat", 32, HEX))
+    add(
+        "client-secret",
+        "query string",
+        "?client_id=abc&client_secret={s}&grant_type=client_credentials",
+        fake("cls", 32),
+    )
+    add("client-secret", "ini", "client_secret={s}", fake("cls2", 40, URLSAFE))
+    add("api-key", "json apiKey", '{{"apiKey": "{s}"}}', fake("apk", 32))
+    add(
+        "api-key",
+        "header",
+        "curl -H 'X-Api-Key: {s}' https://api.example.com",
+        fake("xak", 40, HEX),
+    )
+    add("api-key", "yaml", "api_key: {s}", fake("yak", 32, HEX))
+    return forms
+
+
+FORMS: list[Form] = _forms()
+KINDS: list[str] = list(dict.fromkeys(form.kind for form in FORMS))
