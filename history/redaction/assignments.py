@@ -199,11 +199,12 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule(
         # `auth=("user", "…")`, `HTTPBasicAuth("user", "…")`
         "password",
-        (
+        tuple(
             re.compile(
-                r"(?:auth|Auth)(?<![a-z]auth)[ \t]*=?[ \t]*\([ \t]*([\"'])[^\"'\n]{1,100}+\1[ \t]*,"
+                word + r"[ \t]*=?[ \t]*\([ \t]*([\"'])[^\"'\n]{1,100}+\1[ \t]*,"
                 r"[ \t]*([\"'])(?P<secret>[^\"'\n]++)\2"
-            ),
+            )
+            for word in (r"auth(?<![a-z]auth)", "Auth")
         ),
         secret_group,
     ),

@@ -1,0 +1,185 @@
+"""Redaction: coverage, false positives and speed, for our rules and for rule-set libraries.
+
+    python -m bench.redaction [--engine recall | detect-secrets] [--corpus ../shared/corpus]
+
+- coverage: the secret corpus (tests/secret_corpus.py): a kind is caught when every one of its
+  forms comes out without its secret; a form when its secret is gone.
+- false positives: the ordinary lines (tests/fixtures/redaction/ordinary_lines.txt) and, when the
+  transcript corpus is there, every line of it (12 to 200 characters): a line that comes out
+  changed is a false positive.
+- speed: ms per MB over the transcript files (each redacted as one text), and CPU seconds for
+  each hostile megabyte (tests/hostile_inputs.py), the slowest reported; an input still running
+  after `--hostile-limit` seconds is stopped and reported as over it.
+
+`detect-secrets` runs whichever `detect_secrets` is installed (Yelp's detect-secrets or its
+bc-detect-secrets fork; both install that module, so each needs its own virtualenv), through its
+documented ad-hoc API, `scan_line`, one line at a time, each secret it reports replaced in the
+line. Prints one JSON line per measurement and a summary.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
+from importlib import metadata
+from pathlib import Path
+from types import FrameType
+
+from tests.hostile_inputs import HOSTILE
+from tests.secret_corpus import FORMS
+
+ROOT = Path(__file__).resolve().parent.parent
+TABLE = ROOT / "tests" / "fixtures" / "redaction" / "ordinary_lines.txt"
+Redactor = Callable[[str], str]
+
+
+def recall_engine() -> tuple[str, Redactor]:
+    from history.redaction import redact
+
+    return "recall", redact
+
+
+def detect_secrets_engine() -> tuple[str, Redactor]:
+    from detect_secrets.core.scan import scan_line
+    from detect_secrets.settings import default_settings
+
+    names = {dist.metadata["Name"] for dist in metadata.distributions()}
+    name = next(n for n in ("bc-detect-secrets", "detect-secrets") if n in names)
+    version = metadata.version(name)
+    settings = ExitStack()
+    settings.enter_context(default_settings())
+
+    def redact(text: str) -> str:
+        lines = []
+        for line in text.split("\n"):
+            for secret in scan_line(line):
+                if secret.secret_value:
+                    line = line.replace(secret.secret_value, f"[redacted:{secret.type}]")
+            lines.append(line)
+        return "\n".join(lines)
+
+    return f"{name} {version}", redact
+
+
+ENGINES = {"recall": recall_engine, "detect-secrets": detect_secrets_engine}
+
+
+def ordinary_table() -> list[str]:
+    return [line for line in TABLE.read_text("utf-8").splitlines() if not line.startswith("#|")]
+
+
+def transcript_lines(corpus: Path) -> list[str]:
+    seen: dict[str, None] = {}
+
+    def walk(value: object) -> Iterator[str]:
+        if isinstance(value, str):
+            yield from value.splitlines()
+        elif isinstance(value, dict):
+            for item in value.values():
+                yield from walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                yield from walk(item)
+
+    for path in sorted(corpus.rglob("*")):
+        if path.suffix == ".jsonl":
+            texts: Iterator[str] = (
+                line for raw in path.read_text("utf-8").splitlines() for line in _decoded(raw, walk)
+            )
+        elif path.suffix == ".md" and path.name != "SOURCES.md":
+            texts = iter(path.read_text("utf-8").splitlines())
+        else:
+            continue
+        for line in texts:
+            line = line.strip()
+            if 12 <= len(line) <= 200:
+                seen.setdefault(line, None)
+    return list(seen)
+
+
+def _decoded(raw: str, walk: Callable[[object], Iterator[str]]) -> Iterator[str]:
+    try:
+        yield from walk(json.loads(raw))
+    except json.JSONDecodeError:
+        return
+
+
+class _Stopped(Exception):
+    pass
+
+
+def _stop(signum: int, frame: FrameType | None) -> None:
+    raise _Stopped
+
+
+def cpu_seconds(redact: Redactor, text: str, limit: float) -> float | None:
+    """CPU seconds to redact `text`, or None when it ran past `limit` (wall) seconds."""
+    previous = signal.signal(signal.SIGALRM, _stop)
+    signal.setitimer(signal.ITIMER_REAL, limit)
+    started = time.process_time()
+    try:
+        redact(text)
+    except _Stopped:
+        return None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    return time.process_time() - started
+
+
+def measure(engine: str, corpus: Path | None, hostile_limit: float) -> dict[str, object]:
+    name, redact = ENGINES[engine]()
+    found: dict[str, object] = {"engine": name}
+    caught_forms = [form for form in FORMS if form.secret not in redact(form.text)]
+    kinds = sorted({form.kind for form in FORMS})
+    missed_kinds = sorted({form.kind for form in FORMS if form not in caught_forms})
+    found["forms"] = (len(caught_forms), len(FORMS))
+    found["kinds"] = (len(kinds) - len(missed_kinds), len(kinds))
+    found["missed_kinds"] = missed_kinds
+    table = ordinary_table()
+    changed = [line for line in table if redact(line) != line]
+    found["false_positives_table"] = (len(changed), len(table))
+    found["false_positive_examples"] = changed[:12]
+    if corpus is not None and corpus.is_dir():
+        lines = transcript_lines(corpus)
+        found["false_positives_corpus"] = (sum(redact(line) != line for line in lines), len(lines))
+        texts = [path.read_text("utf-8") for path in sorted(corpus.rglob("*.json*"))]
+        texts += [path.read_text("utf-8") for path in sorted(corpus.rglob("*.md"))]
+        size = sum(len(text.encode()) for text in texts) / 1e6
+        started = time.process_time()
+        for text in texts:
+            redact(text)
+        found["ms_per_mb"] = round((time.process_time() - started) * 1000 / size, 1)
+    hostile = {key: cpu_seconds(redact, text, hostile_limit) for key, text in HOSTILE.items()}
+    timed = {key: value for key, value in hostile.items() if value is not None}
+    slowest = max(timed, key=lambda key: timed[key]) if timed else None
+    found["hostile_inputs"] = len(HOSTILE)
+    found["hostile_over_0.25s"] = sorted(
+        key for key, value in hostile.items() if value is None or value > 0.25
+    )
+    found["hostile_slowest"] = (slowest, round(timed[slowest], 3)) if slowest else None
+    found["hostile_stopped"] = sorted(key for key, value in hostile.items() if value is None)
+    return found
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.redaction", description=__doc__)
+    parser.add_argument("--engine", choices=sorted(ENGINES), default="recall")
+    places = [ROOT.parent / "shared" / "corpus", ROOT.parent.parent / "shared" / "corpus"]
+    corpus = next((place for place in places if place.is_dir()), places[0])
+    parser.add_argument("--corpus", type=Path, default=corpus, help="the transcript corpus")
+    parser.add_argument("--hostile-limit", type=float, default=10.0)
+    args = parser.parse_args(argv)
+    found = measure(args.engine, args.corpus, args.hostile_limit)
+    for metric, value in found.items():
+        print(json.dumps({"engine": found["engine"], "metric": metric, "value": value}))
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
