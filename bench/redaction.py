@@ -36,6 +36,7 @@ from tests.secret_corpus import FORMS
 ROOT = Path(__file__).resolve().parent.parent
 TABLE = ROOT / "tests" / "fixtures" / "redaction" / "ordinary_lines.txt"
 Redactor = Callable[[str], str]
+_SETTINGS = ExitStack()
 
 
 def recall_engine() -> tuple[str, Redactor]:
@@ -51,15 +52,15 @@ def detect_secrets_engine() -> tuple[str, Redactor]:
     names = {dist.metadata["Name"] for dist in metadata.distributions()}
     name = next(n for n in ("bc-detect-secrets", "detect-secrets") if n in names)
     version = metadata.version(name)
-    settings = ExitStack()
-    settings.enter_context(default_settings())
+    _SETTINGS.enter_context(default_settings())  # kept for the process: leaving it resets them
 
     def redact(text: str) -> str:
         lines = []
         for line in text.split("\n"):
-            for secret in scan_line(line):
-                if secret.secret_value:
-                    line = line.replace(secret.secret_value, f"[redacted:{secret.type}]")
+            found = {(secret.secret_value or "", secret.type) for secret in scan_line(line)}
+            for value, kind in sorted(found, key=lambda pair: -len(pair[0])):
+                if value:
+                    line = line.replace(value, f"[redacted:{kind}]")
             lines.append(line)
         return "\n".join(lines)
 
