@@ -1,6 +1,7 @@
 """Redaction: coverage, false positives and speed, for our rules and for rule-set libraries.
 
-    python -m bench.redaction [--engine recall | detect-secrets] [--corpus ../shared/corpus]
+    python -m bench.redaction [--engine recall | detect-secrets | detect-secrets-rules]
+                              [--corpus ../shared/corpus] [--hostile-limit SECONDS]
 
 - coverage: the secret corpus (tests/secret_corpus.py): a kind is caught when every one of its
   forms comes out without its secret; a form when its secret is gone.
@@ -14,7 +15,8 @@
 `detect-secrets` runs whichever `detect_secrets` is installed (Yelp's detect-secrets or its
 bc-detect-secrets fork; both install that module, so each needs its own virtualenv), through its
 documented ad-hoc API, `scan_line`, one line at a time, each secret it reports replaced in the
-line. Prints one JSON line per measurement and a summary.
+line; `detect-secrets-rules` is the same without its two high-entropy plugins (its named rules
+and its keyword rule only). Prints one JSON line per measurement.
 """
 
 from __future__ import annotations
@@ -45,14 +47,17 @@ def recall_engine() -> tuple[str, Redactor]:
     return "recall", redact
 
 
-def detect_secrets_engine() -> tuple[str, Redactor]:
+def detect_secrets_engine(entropy: bool = True) -> tuple[str, Redactor]:
     from detect_secrets.core.scan import scan_line
     from detect_secrets.settings import default_settings
 
     names = {dist.metadata["Name"] for dist in metadata.distributions()}
     name = next(n for n in ("bc-detect-secrets", "detect-secrets") if n in names)
     version = metadata.version(name)
-    _SETTINGS.enter_context(default_settings())  # kept for the process: leaving it resets them
+    settings = _SETTINGS.enter_context(default_settings())  # leaving it resets them: kept
+    if not entropy:
+        settings.disable_plugins("Base64HighEntropyString", "HexHighEntropyString")
+        name += " without its entropy plugins"
 
     def redact(text: str) -> str:
         lines = []
@@ -67,7 +72,11 @@ def detect_secrets_engine() -> tuple[str, Redactor]:
     return f"{name} {version}", redact
 
 
-ENGINES = {"recall": recall_engine, "detect-secrets": detect_secrets_engine}
+ENGINES = {
+    "recall": recall_engine,
+    "detect-secrets": detect_secrets_engine,
+    "detect-secrets-rules": lambda: detect_secrets_engine(entropy=False),
+}
 
 
 def ordinary_table() -> list[str]:

@@ -15,11 +15,13 @@ costs a bounded scan per rule.
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 from typing import Final
 
 from history.redaction import assignments, context, tokens
-from history.redaction.rule import Rule
+from history.redaction.rule import Rule, anchor
 
 __all__ = ["KINDS", "RULES", "redact"]
 
@@ -34,22 +36,60 @@ KINDS: Final[tuple[str, ...]] = tuple(
     dict.fromkeys((*(rule.kind for rule in RULES), *assignments.KINDS))
 )
 
-# Every rule needs a run of 16 token characters (all tokens have one) or one of these words;
-# most file paths and tool names have neither and are returned after this one scan. (Only short
-# texts are checked first: the check costs up to 16 steps a character, and a long text has a
-# reason to be looked at almost always.)
-_SHORT = 2_000
-_WORTH_A_LOOK: Final = re.compile(
-    r"[A-Za-z0-9_+/=.~-]{16}|://|-u[ \t]|--user"
-    r"|(?i:pass|pwd|secret|token|key|auth|cred|bearer|basic|begin|identified|mysql|mariadb|redis"
-    r"|sig=|machine)"
-)
+# A short text is scanned only with the rules it could hold a secret for: a token-shaped secret
+# is 16 or more characters without a space; every other rule needs one of these words. Most
+# file paths, tool names and ids hold neither. (A long text is scanned with every rule: it has a
+# reason to almost always.)
+_SHORT: Final = 4_000
+_NAME: Final = 256
+_WORDS: Final = (
+    "pass", "pwd", "secret", "token", "key", "auth", "bearer", "basic", "begin", "identified",
+    "mysql", "mariadb", "redis", "sig=", "machine", "login", "heroku", "://", "-u", "--user",
+)  # fmt: skip
+# Token-shaped rules run first (a JWT inside `Bearer …` is masked as a JWT, a token inside a
+# URL before the URL's password is looked for), then the rules that need one of the words.
+_TOKEN_SHAPED: Final = (*context.KEY_BLOCKS[1:], *tokens.RULES, *context.TOKEN_SHAPED)
+_NEED_A_WORD: Final = tuple(rule for rule in RULES if rule not in _TOKEN_SHAPED)
+# Each pattern with the literal its matches start with: a short text without that literal is
+# not scanned with it (a substring test costs a fraction of a pattern's own start-up).
+Scan = tuple[str | None, Callable[[re.Pattern[str], str], str], re.Pattern[str]]
+
+
+def _scans(rules: tuple[Rule, ...]) -> tuple[Scan, ...]:
+    return tuple(
+        (anchor(pattern), rule.scan, pattern) for rule in rules for pattern in rule.patterns
+    )
+
+
+_TOKEN_SCANS: Final = _scans(_TOKEN_SHAPED)
+_WORD_SCANS: Final = _scans(_NEED_A_WORD)
+
+
+@functools.lru_cache(maxsize=8192)
+def _redact_name(text: str) -> str:
+    """Ids, projects, file paths and tool names repeat from turn to turn: each is redacted once."""
+    return _redact_short(text)
+
+
+def _redact_short(text: str) -> str:
+    if any(len(chunk) >= 16 for chunk in text.split()):
+        for literal, scan, pattern in _TOKEN_SCANS:
+            if literal is None or literal in text:
+                text = scan(pattern, text)
+    lowered = text.lower()
+    if any(word in lowered for word in _WORDS):
+        for literal, scan, pattern in _WORD_SCANS:
+            if literal is None or literal in text:
+                text = scan(pattern, text)
+    return text
 
 
 def redact(text: str) -> str:
     """Return `text` with every secret replaced by ``[redacted:KIND]``, KIND one of `KINDS`."""
-    if len(text) <= _SHORT and not _WORTH_A_LOOK.search(text):
-        return text
-    for rule in RULES:
-        text = rule.apply(text)
+    if len(text) <= _NAME:
+        return _redact_name(text)
+    if len(text) <= _SHORT:
+        return _redact_short(text)
+    for _, scan, pattern in (*_TOKEN_SCANS, *_WORD_SCANS):
+        text = scan(pattern, text)
     return text

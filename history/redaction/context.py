@@ -65,19 +65,17 @@ _PEM: Final = re.compile(
 )
 
 # Applied before the provider tokens: a key block may hold anything.
-KEY_BLOCKS: Final[tuple[Rule, ...]] = (
-    Rule("private-key", (_PEM,)),
-    keyed(
-        # A key block, base64-encoded again (kubeconfig's client-key-data, Kubernetes secrets).
-        "private-key",
-        r"LS0tLS1CRUdJTi(?<![A-Za-z0-9+/]LS0tLS1CRUdJTi)(?P<secret>[A-Za-z0-9+/=]{20,}+)",
-        decide=lambda match: _pem_in_base64(match),
-    ),
-    keyed(
-        "putty-private-key",
-        r"Private-Lines:[ \t]*[0-9]{1,3}(?P<secret>(?:\r?\n[A-Za-z0-9+/=]{1,100}+)++)",
-    ),
+_PEM_IN_BASE64: Final = keyed(
+    # A key block, base64-encoded again (kubeconfig's client-key-data, Kubernetes secrets).
+    "private-key",
+    r"LS0tLS1CRUdJTi(?<![A-Za-z0-9+/]LS0tLS1CRUdJTi)(?P<secret>[A-Za-z0-9+/=]{20,}+)",
+    decide=lambda match: _pem_in_base64(match),
 )
+_PUTTY: Final = keyed(
+    "putty-private-key",
+    r"Private-Lines:[ \t]*[0-9]{1,3}(?P<secret>(?:\r?\n[A-Za-z0-9+/=]{1,100}+)++)",
+)
+KEY_BLOCKS: Final[tuple[Rule, ...]] = (Rule("private-key", (_PEM,)), _PEM_IN_BASE64, _PUTTY)
 
 
 def _pem_in_base64(match: re.Match[str]) -> Found | None:
@@ -94,14 +92,18 @@ def _pem_in_base64(match: re.Match[str]) -> Found | None:
 
 
 # Applied after the provider tokens (a JWT inside `Bearer …` is masked as a JWT).
-RULES: Final[tuple[Rule, ...]] = (
-    Rule(
-        "jwt",
-        tuple(
-            re.compile(prefix + r"[A-Za-z0-9_-]{10,}+\.[A-Za-z0-9_-]{10,}+\.[A-Za-z0-9_-]{10,}+")
-            for prefix in glued_prefixes(["eyJ"])
-        ),
+_JWT: Final = Rule(
+    "jwt",
+    tuple(
+        re.compile(prefix + r"[A-Za-z0-9_-]{10,}+\.[A-Za-z0-9_-]{10,}+\.[A-Za-z0-9_-]{10,}+")
+        for prefix in glued_prefixes(["eyJ"])
     ),
+)
+# Rules whose secret is a run of 16 or more token characters (see `redact`'s first check).
+TOKEN_SHAPED: Final[tuple[Rule, ...]] = (_PEM_IN_BASE64, _PUTTY, _JWT)
+
+RULES: Final[tuple[Rule, ...]] = (
+    _JWT,
     Rule(
         "aws-secret-access-key",
         _literal_first(

@@ -57,14 +57,17 @@ class Rule:
     requires: tuple[str, ...] = ()
 
     def apply(self, text: str) -> str:
+        for pattern in self.patterns:
+            text = self.scan(pattern, text)
+        return text
+
+    def scan(self, pattern: re.Pattern[str], text: str) -> str:
+        """`text` with what `pattern` (one of this rule's) finds masked."""
         if self.requires and not any(word in text for word in self.requires):
             return text
-        for pattern in self.patterns:
-            if self.decide is None:
-                text = pattern.sub(mask(self.kind), text)
-            else:
-                text = self._masked(pattern, self.decide, text)
-        return text
+        if self.decide is None:
+            return pattern.sub(mask(self.kind), text)
+        return self._masked(pattern, self.decide, text)
 
     def _masked(self, pattern: re.Pattern[str], decide: Decision, text: str) -> str:
         pieces: list[str] = []
@@ -86,30 +89,28 @@ class Rule:
         return "".join(pieces)
 
 
-def _common_start(words: list[str]) -> str:
-    first, last = min(words), max(words)
-    size = 0
-    while size < len(first) and first[size] == last[size]:
-        size += 1
-    return first[:size]
+_LITERAL_START = re.compile(r"(?:\(\?P<\w+>)?((?:\\[^A-Za-z0-9]|[^\\()\[\]{}?*+|.^$])+)([?*{]?)")
+
+
+def anchor(pattern: re.Pattern[str]) -> str | None:
+    """The literal a match of `pattern` starts with (at least two characters), or None: a text
+    without it need not be scanned with the pattern at all."""
+    found = _LITERAL_START.match(pattern.pattern)
+    if found is None:
+        return None
+    literal = re.sub(r"\\(.)", r"\1", found.group(1))
+    if found.group(2):  # `ab?`: the last character is optional
+        literal = literal[:-1]
+    return literal if len(literal) >= 2 else None
 
 
 def glued_prefixes(prefixes: Iterable[str]) -> list[str]:
-    """Patterns for `prefixes` where no letter or digit comes right before one: `token_ghp_…`
-    and `aws-AKIA…` are tokens glued to a word by `_` or `-`, but `risk-` never yields an `sk-`
-    key. Prefixes of one length that share a start become one pattern that starts with that
-    literal, so the engine skips from one occurrence of it to the next; the boundary is checked
-    by looking back from behind the prefix."""
-    groups: dict[tuple[int, str], list[str]] = {}
-    for prefix in prefixes:
-        groups.setdefault((len(prefix), prefix[:2]), []).append(prefix)
-    patterns = []
-    for (length, _), group in groups.items():
-        common = _common_start(group)
-        rests = "|".join(re.escape(prefix[len(common) :]) for prefix in group)
-        alternatives = f"(?:{rests})" if len(group) > 1 else ""
-        patterns.append(f"{re.escape(common)}{alternatives}(?<![A-Za-z0-9][\\s\\S]{{{length}}})")
-    return patterns
+    """One pattern start for each of `prefixes`, where no letter or digit comes right before
+    it: `token_ghp_…` and `aws-AKIA…` are tokens glued to a word by `_` or `-`, but `risk-` never
+    yields an `sk-` key. The literal comes first, so the engine skips from one occurrence of it
+    to the next (and a short text without it is not scanned at all); the boundary is checked by
+    looking back from behind it."""
+    return [f"{re.escape(prefix)}(?<![A-Za-z0-9][\\s\\S]{{{len(prefix)}}})" for prefix in prefixes]
 
 
 def token(kind: str, prefixes: Iterable[str], body: str) -> Rule:
