@@ -121,7 +121,9 @@ def test_a_session_whose_id_held_a_secret_forgets_and_reimports_correctly(
     index.tidy()
     assert TOKEN.encode() not in _file_bytes(db) and PASSWORD.encode() not in _file_bytes(db)
 
-    assert index.forget_session(session) == 3  # by the id the agent used
+    assert index.turn(f"{session}-turn-1") is not None  # opened by the ids the agent used
+    assert len(index.conversation(session, around=f"{session}-turn-1", radius=0)) == 1
+    assert index.forget_session(session) == 3  # forgotten by the id the agent used
     assert index.search("deploy") == []
     assert index.record_many(turns).forgotten == 3  # an import leaves it forgotten
     assert index.count() == 0
