@@ -10,7 +10,9 @@
   changed is a false positive.
 - speed: ms per MB over the transcript files (each redacted as one text), and CPU seconds for
   each hostile megabyte (tests/hostile_inputs.py), the slowest reported; an input still running
-  after `--hostile-limit` seconds is stopped and reported as over it.
+  after `--hostile-limit` seconds is stopped and reported as over it. For our rules also the CPU
+  time of `prepare` per turn of the bench corpus (p50, p99, max over 20,000 turns): what
+  redaction adds to each record.
 
 `detect-secrets` runs whichever `detect_secrets` is installed (Yelp's detect-secrets or its
 bc-detect-secrets fork; both install that module, so each needs its own virtualenv), through its
@@ -22,6 +24,7 @@ and its keyword rule only). Prints one JSON line per measurement.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import signal
 import sys
@@ -142,6 +145,29 @@ def cpu_seconds(redact: Redactor, text: str, limit: float) -> float | None:
     return time.process_time() - started
 
 
+def prepare_cost(count: int = 20_000) -> dict[str, float]:
+    """CPU ms of `prepare` (every field redacted, ids and project masked) per generated turn."""
+    from bench.corpus import turns
+    from history.prepare import prepare
+    from history.redaction.ids import IdMask
+
+    ids = IdMask()
+    spent = []
+    for turn in itertools.islice(turns(seed=7), count):
+        started = time.thread_time()
+        prepare(
+            turn.turn_id, turn.session_id, turn.project, turn.asked, turn.answered, turn.files,
+            turn.edited, turn.tools, turn.tainted, turn.asked_at, ids,
+        )  # fmt: skip
+        spent.append((time.thread_time() - started) * 1000)
+    spent.sort()
+    return {
+        "p50": round(spent[len(spent) // 2], 3),
+        "p99": round(spent[int(len(spent) * 0.99)], 3),
+        "max": round(spent[-1], 3),
+    }
+
+
 def measure(engine: str, corpus: Path | None, hostile_limit: float) -> dict[str, object]:
     name, redact = ENGINES[engine]()
     found: dict[str, object] = {"engine": name}
@@ -174,6 +200,8 @@ def measure(engine: str, corpus: Path | None, hostile_limit: float) -> dict[str,
     )
     found["hostile_slowest"] = (slowest, round(timed[slowest], 3)) if slowest else None
     found["hostile_stopped"] = sorted(key for key, value in hostile.items() if value is None)
+    if engine == "recall":
+        found["prepare_cpu_ms_per_turn"] = prepare_cost()
     return found
 
 
