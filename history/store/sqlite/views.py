@@ -6,15 +6,22 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, func, select, tuple_
+from sqlalchemy import BindParameter, Connection, Engine, bindparam, func, select, tuple_
 
 from history import domain
 from history.domain import EDITED_SHOWN, FIRST_ASKED_CHARS, first_asked
 from history.paging import PageKey
-from history.store.models import TURN_COLUMNS, Conversation, ConversationEdit, Project, Turn
+from history.store.models import (
+    TURN_COLUMNS,
+    Conversation,
+    ConversationEdit,
+    Project,
+    Turn,
+    UtcDateTime,
+)
 
 
 def turn_fields(row: Sequence[Any]) -> dict[str, Any]:
@@ -34,22 +41,71 @@ def turn_fields(row: Sequence[Any]) -> dict[str, Any]:
     }
 
 
-SUMMARY_COLUMNS = (
-    Conversation.session_id,
-    Conversation.project,
-    func.substr(Turn.asked, 1, FIRST_ASKED_CHARS + 1),
-    Conversation.first_asked_at,
-    Conversation.last_asked_at,
-    Conversation.turns,
-    Conversation.tainted_turns,
+# Every statement is built once: SQLAlchemy then reuses its compiled form and its result map
+# (a statement built per call costs more than the query it runs).
+_TURN = select(*TURN_COLUMNS).where(Turn.turn_id == bindparam("turn_id"))
+_IN_SESSION = Turn.session_id == bindparam("session_id")
+_POSITION = tuple_(Turn.asked_at, Turn.id)
+_ANCHOR = tuple_(bindparam("asked_at", type_=UtcDateTime()), bindparam("id"))
+_WHOLE = select(*TURN_COLUMNS).where(_IN_SESSION).order_by(Turn.asked_at, Turn.id)
+_ANCHORED = select(Turn.asked_at, Turn.id).where(_IN_SESSION, Turn.turn_id == bindparam("turn_id"))
+_BEFORE = (
+    select(*TURN_COLUMNS)
+    .where(_IN_SESSION, _POSITION < _ANCHOR)
+    .order_by(Turn.asked_at.desc(), Turn.id.desc())
+    .limit(bindparam("radius"))
 )
-PROJECT_COLUMNS = (
+_FROM = _WHOLE.where(_POSITION >= _ANCHOR).limit(bindparam("count"))
+
+# Newest first, by the page key: (last turn's time, session id, project).
+_NEWEST = (Conversation.last_asked_at, Conversation.session_id, Conversation.project)
+_SINCE = Conversation.last_asked_at >= bindparam("since", type_=UtcDateTime())
+_KEY: tuple[BindParameter[Any], ...] = (
+    bindparam("last_asked_at", type_=UtcDateTime()),
+    bindparam("session_id"),
+    bindparam("project"),
+)
+_PAGE = (
+    select(
+        Conversation.session_id,
+        Conversation.project,
+        func.substr(Turn.asked, 1, FIRST_ASKED_CHARS + 1),
+        Conversation.first_asked_at,
+        Conversation.last_asked_at,
+        Conversation.turns,
+        Conversation.tainted_turns,
+    )
+    .join(Turn, Turn.id == Conversation.first_id)
+    .where(_SINCE)
+    .order_by(*(column.desc() for column in _NEWEST))
+    .limit(bindparam("limit"))
+)
+_IN_PROJECT = Conversation.project == bindparam("project")
+# One project: its index orders by (project, time, session), the project fixed.
+_PAGES = {
+    (False, False): _PAGE,
+    (False, True): _PAGE.where(tuple_(*_NEWEST) < tuple_(*_KEY)),
+    (True, False): _PAGE.where(_IN_PROJECT),
+    (True, True): _PAGE.where(_IN_PROJECT, tuple_(*_NEWEST[:2]) < tuple_(*_KEY[:2])),
+}
+_EDITS = (
+    select(ConversationEdit.session_id, ConversationEdit.project, ConversationEdit.path)
+    .where(
+        tuple_(ConversationEdit.session_id, ConversationEdit.project).in_(
+            bindparam("conversations", expanding=True)
+        )
+    )
+    .order_by(ConversationEdit.turns.desc(), ConversationEdit.path)
+)
+_PROJECTS = select(
     Project.project,
     Project.turns,
     Project.conversations,
     Project.first_asked_at,
     Project.last_asked_at,
-)
+).order_by(Project.last_asked_at.desc(), Project.project)
+# `since` when the caller gave none: before any turn.
+_EVER = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 class SqliteViews:
@@ -58,62 +114,34 @@ class SqliteViews:
 
     def turn(self, turn_id: str) -> domain.Turn | None:
         with self.engine.connect() as conn:
-            row = conn.execute(select(*TURN_COLUMNS).where(Turn.turn_id == turn_id)).first()
+            row = conn.execute(_TURN, {"turn_id": turn_id}).first()
         return None if row is None else domain.Turn(**turn_fields(row))
 
     def conversation(self, session_id: str, around: str | None, radius: int) -> list[domain.Turn]:
-        in_session = Turn.session_id == session_id
-        position = tuple_(Turn.asked_at, Turn.id)
         with self.engine.connect() as conn:
             if around is None:
-                ordered = select(*TURN_COLUMNS).where(in_session).order_by(Turn.asked_at, Turn.id)
-                return [domain.Turn(**turn_fields(row)) for row in conn.execute(ordered)]
-            anchor = conn.execute(
-                select(Turn.asked_at, Turn.id).where(in_session, Turn.turn_id == around)
-            ).first()
-            if anchor is None:
-                return []
-            at = tuple_(*anchor)
-            before = (
-                select(*TURN_COLUMNS)
-                .where(in_session, position < at)
-                .order_by(Turn.asked_at.desc(), Turn.id.desc())
-                .limit(radius)
-            )
-            after = (
-                select(*TURN_COLUMNS)
-                .where(in_session, position >= at)
-                .order_by(Turn.asked_at, Turn.id)
-                .limit(radius + 1)
-            )
-            rows = [*reversed(conn.execute(before).all()), *conn.execute(after)]
+                rows = conn.execute(_WHOLE, {"session_id": session_id}).all()
+            else:
+                anchored = {"session_id": session_id, "turn_id": around}
+                anchor = conn.execute(_ANCHORED, anchored).first()
+                if anchor is None:
+                    return []
+                at = {"session_id": session_id, "asked_at": anchor[0], "id": anchor[1]}
+                before = conn.execute(_BEFORE, {**at, "radius": radius}).all()
+                rows = [*reversed(before), *conn.execute(_FROM, {**at, "count": radius + 1})]
         return [domain.Turn(**turn_fields(row)) for row in rows]
 
     def conversations(
         self, project: str | None, since: datetime | None, limit: int, before: PageKey | None
     ) -> list[domain.ConversationSummary]:
-        newest = (Conversation.last_asked_at, Conversation.session_id, Conversation.project)
-        statement = (
-            select(*SUMMARY_COLUMNS)
-            .join(Turn, Turn.id == Conversation.first_id)
-            .order_by(*(column.desc() for column in newest))
-            .limit(limit)
-        )
-        if project is not None:
-            statement = statement.where(Conversation.project == project)
-        if since is not None:
-            statement = statement.where(Conversation.last_asked_at >= since)
-        if before is not None and project is not None:
-            # One project: its index orders by (project, time, session) and the project is fixed.
-            key = tuple_(Conversation.last_asked_at, Conversation.session_id)
-            statement = statement.where(key < tuple_(before.last_asked_at, before.session_id))
-        elif before is not None:
-            key = tuple_(*newest)
-            statement = statement.where(
-                key < tuple_(before.last_asked_at, before.session_id, before.project)
-            )
+        params: dict[str, Any] = {"since": since or _EVER, "limit": limit, "project": project}
+        if before is not None:
+            params |= {"last_asked_at": before.last_asked_at, "session_id": before.session_id}
+            if project is None:
+                params["project"] = before.project
+        statement = _PAGES[project is not None, before is not None]
         with self.engine.connect() as conn:
-            found = conn.execute(statement).all()
+            found = conn.execute(statement, params).all()
             edited = _most_edited(conn, [(row[0], row[1]) for row in found])
         return [
             domain.ConversationSummary(
@@ -130,9 +158,8 @@ class SqliteViews:
         ]
 
     def projects(self) -> list[domain.ProjectSummary]:
-        statement = select(*PROJECT_COLUMNS).order_by(Project.last_asked_at.desc(), Project.project)
         with self.engine.connect() as conn:
-            return [domain.ProjectSummary(*row) for row in conn.execute(statement)]
+            return [domain.ProjectSummary(*row) for row in conn.execute(_PROJECTS)]
 
 
 def _most_edited(
@@ -141,13 +168,8 @@ def _most_edited(
     """The files each conversation edited in most turns (ties: by path), at most EDITED_SHOWN."""
     if not keys:
         return {}
-    edits = conn.execute(
-        select(ConversationEdit.session_id, ConversationEdit.project, ConversationEdit.path)
-        .where(tuple_(ConversationEdit.session_id, ConversationEdit.project).in_(keys))
-        .order_by(ConversationEdit.turns.desc(), ConversationEdit.path)
-    )
     most: defaultdict[tuple[str, str], list[str]] = defaultdict(list)
-    for session_id, project, path in edits:
+    for session_id, project, path in conn.execute(_EDITS, {"conversations": keys}):
         if len(most[(session_id, project)]) < EDITED_SHOWN:
             most[(session_id, project)].append(path)
     return {key: tuple(paths) for key, paths in most.items()}
