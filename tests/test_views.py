@@ -199,3 +199,26 @@ def test_a_forgotten_conversation_is_gone_from_every_view_at_once(
     assert index.conversations(project="/work/blog") == []
     assert [p.project for p in index.projects()] == ["/work/shop"]
     assert ids(index.conversation("kept")) == ["keep"]
+
+
+def test_a_turn_recorded_again_with_other_facts_moves_in_the_summaries(
+    index: HistoryIndex,
+) -> None:
+    record(index, "t1", "conv", edited=["a.py"], tainted=True, asked_at=NOW - timedelta(days=2))
+    record(index, "t2", "conv", asked_at=NOW - timedelta(days=1))
+    record(index, "t1", "conv", project="/work/blog", edited=["b.py"], asked_at=NOW)
+
+    shop, blog = sorted(index.conversations(), key=lambda c: c.project, reverse=True)
+    assert (shop.project, shop.turns, shop.tainted_turns, shop.edited) == ("/work/shop", 1, 0, ())
+    assert shop.first_asked_at == shop.last_asked_at == NOW - timedelta(days=1)
+    assert (blog.project, blog.turns, blog.tainted_turns, blog.edited) == (
+        "/work/blog",
+        1,
+        0,
+        ("b.py",),
+    )
+    assert [(p.project, p.turns, p.conversations) for p in index.projects()] == [
+        ("/work/blog", 1, 1),
+        ("/work/shop", 1, 1),
+    ]
+    assert ids(index.conversation("conv")) == ["t2", "t1"]
