@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -32,3 +33,20 @@ def index(tmp_path: Path) -> Iterator[HistoryIndex]:
 def _private_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # No test may touch the user's real ~/.recall.
     monkeypatch.setenv("RECALL_HOME", str(tmp_path / "recall-home"))
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> str:
+    """A workspace folder that exists, for the tools' project."""
+    (tmp_path / "proj").mkdir()
+    return str(tmp_path / "proj")
+
+
+@pytest.fixture
+def local_tz(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Local time is UTC+05:30 (a POSIX TZ string: no tz database needed)."""
+    monkeypatch.setenv("TZ", "XST-5:30")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import re
-import time
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -22,24 +20,8 @@ MORE = re.compile(r"\n\[\+(\d+) characters: call again with offset=(\d+)\]$")
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> str:
-    (tmp_path / "proj").mkdir()
-    return str(tmp_path / "proj")
-
-
-@pytest.fixture
 def tool(index: HistoryIndex, project: str) -> RecallTurnTool:
     return RecallTurnTool(index, project)
-
-
-@pytest.fixture
-def local_tz(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Local time is UTC+05:30 (a POSIX TZ string: no tz database needed)."""
-    monkeypatch.setenv("TZ", "XST-5:30")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
 
 
 def record(index: HistoryIndex, turn_id: str, project: str, **extra: Any) -> None:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -22,12 +20,6 @@ NOW = datetime.now(UTC)
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> str:
-    (tmp_path / "proj").mkdir()
-    return str(tmp_path / "proj")
-
-
-@pytest.fixture
 def other(tmp_path: Path) -> str:
     (tmp_path / "other").mkdir()
     return str(tmp_path / "other")
@@ -36,16 +28,6 @@ def other(tmp_path: Path) -> str:
 @pytest.fixture
 def tool(index: HistoryIndex, project: str) -> RecallHistoryTool:
     return RecallHistoryTool(index, project)
-
-
-@pytest.fixture
-def local_tz(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Local time is UTC+05:30 (a POSIX TZ string: no tz database needed)."""
-    monkeypatch.setenv("TZ", "XST-5:30")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
 
 
 def record(

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from typing import Any
 
 from history.tools.text import clip
 
@@ -27,3 +29,23 @@ def whole(name: str, value: object, low: int, high: int, hint: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise BadArgument(f"{name} must be {hint}; got {shown(value)}.")
     return value
+
+
+def present(
+    arguments: object, parameters: dict[str, Any], example: str, missing: str
+) -> dict[str, Any]:
+    """A model's raw arguments, checked against the tool's `parameters` for what any call must
+    be (an object, no unknown names, the required one there): those given, a JSON null left
+    out so that the default applies. `example` shows an object; `missing` says what to pass."""
+    if not isinstance(arguments, Mapping):
+        raise BadArgument(f"arguments must be a JSON object, e.g. {example}.")
+    known = parameters["properties"]
+    unknown = sorted(str(key) for key in arguments if key not in known)
+    if unknown:
+        takes = ", ".join(known)
+        raise BadArgument(f"unknown argument {', '.join(map(shown, unknown))}; it takes {takes}.")
+    given = {str(key): value for key, value in arguments.items() if value is not None}
+    for name in parameters["required"]:
+        if name not in given:
+            raise BadArgument(f"{name} is missing; {missing}")
+    return given

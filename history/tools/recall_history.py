@@ -7,19 +7,16 @@ text for the model, and a bad argument is one `error: ...` line saying how to fi
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from history.projects import project_key
 from history.query import terms
 from history.tools.arguments import BadArgument, shown, whole
-from history.tools.spec import tool_spec
+from history.tools.spec import IndexTool, read_only_annotations
 from history.tools.text import hit_block, quoted
 
 if TYPE_CHECKING:
     from history.domain import Hit
-    from history.index import HistoryIndex
 
 log = logging.getLogger(__name__)
 
@@ -74,43 +71,16 @@ PARAMETERS: dict[str, Any] = {
 }
 
 
-MCP_ANNOTATIONS = {
-    "title": "Recall history",
-    "readOnlyHint": True,
-    "destructiveHint": False,
-    "idempotentHint": True,
-    "openWorldHint": False,
-}
+MCP_ANNOTATIONS = read_only_annotations("Recall history")
 
 
-class RecallHistoryTool:
+class RecallHistoryTool(IndexTool):
     name = NAME
     description = DESCRIPTION
     parameters = PARAMETERS
     annotations = MCP_ANNOTATIONS
-    read_only = True
-
-    def __init__(self, index: HistoryIndex, project: str) -> None:
-        self.index = index
-        self.project = project_key(project)
-
-    def spec(self, flavor: str) -> dict[str, Any]:
-        """The tool definition each API accepts: openai, openai-responses, anthropic or mcp."""
-        return tool_spec(self, flavor)
-
-    def call(self, arguments: object) -> str:
-        """Run with the raw JSON arguments of a tool call; bad ones get one `error:` line."""
-        if not isinstance(arguments, Mapping):
-            return 'error: arguments must be a JSON object, e.g. {"query": "login function"}.'
-        unknown = sorted(str(key) for key in arguments if key not in PARAMETERS["properties"])
-        if unknown:
-            names = ", ".join(map(shown, unknown))
-            return f"error: unknown argument {names}; {NAME} takes query, days, k and everywhere."
-        if "query" not in arguments:
-            return 'error: query is missing; pass the words to look for, e.g. {"query": "login"}.'
-        k, everywhere = arguments.get("k"), arguments.get("everywhere")  # null: the default
-        k, everywhere = 5 if k is None else k, False if everywhere is None else everywhere
-        return self.run(arguments["query"], arguments.get("days"), k, everywhere)
+    example = '{"query": "login function"}'
+    missing = 'pass the words to look for, e.g. {"query": "login"}.'
 
     def run(self, query: str, days: int | None = None, k: int = 5, everywhere: bool = False) -> str:
         try:

@@ -5,17 +5,15 @@ continues it."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from history.projects import project_key
 from history.tools.arguments import BadArgument, shown, whole
-from history.tools.spec import tool_spec
+from history.tools.spec import IndexTool, read_only_annotations
 from history.tools.turn_text import conversation_text, turn_block
 
 if TYPE_CHECKING:
-    from history.index import HistoryIndex
+    pass
 
 log = logging.getLogger(__name__)
 
@@ -57,43 +55,16 @@ PARAMETERS: dict[str, Any] = {
     "additionalProperties": False,
 }
 
-MCP_ANNOTATIONS = {
-    "title": "Recall a turn",
-    "readOnlyHint": True,
-    "destructiveHint": False,
-    "idempotentHint": True,
-    "openWorldHint": False,
-}
+MCP_ANNOTATIONS = read_only_annotations("Recall a turn")
 
 
-class RecallTurnTool:
+class RecallTurnTool(IndexTool):
     name = NAME
     description = DESCRIPTION
     parameters = PARAMETERS
     annotations = MCP_ANNOTATIONS
-    read_only = True
-
-    def __init__(self, index: HistoryIndex, project: str) -> None:
-        self.index = index
-        self.project = project_key(project)
-
-    def spec(self, flavor: str) -> dict[str, Any]:
-        """The tool definition each API accepts: openai, openai-responses, anthropic or mcp."""
-        return tool_spec(self, flavor)
-
-    def call(self, arguments: object) -> str:
-        """Run with the raw JSON arguments of a tool call; bad ones get one `error:` line."""
-        if not isinstance(arguments, Mapping):
-            return 'error: arguments must be a JSON object, e.g. {"turn_id": "t-42"}.'
-        unknown = sorted(str(key) for key in arguments if key not in PARAMETERS["properties"])
-        if unknown:
-            names = ", ".join(map(shown, unknown))
-            return f"error: unknown argument {names}; {NAME} takes turn_id, radius and offset."
-        if "turn_id" not in arguments:
-            return "error: turn_id is missing; pass a turn id from recall_history's results."
-        radius, offset = arguments.get("radius"), arguments.get("offset")  # null: the default
-        radius, offset = 0 if radius is None else radius, 0 if offset is None else offset
-        return self.run(arguments["turn_id"], radius, offset)
+    example = '{"turn_id": "t-42"}'
+    missing = "pass a turn id from recall_history's results."
 
     def run(self, turn_id: str, radius: int = 0, offset: int = 0) -> str:
         try:

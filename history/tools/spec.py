@@ -2,24 +2,32 @@
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+from history.projects import project_key
+from history.tools.arguments import BadArgument, present
+
+if TYPE_CHECKING:
+    from history.index import HistoryIndex
 
 FLAVORS = "openai, openai-responses, anthropic or mcp"
 
 
-class AgentTool(Protocol):
-    """What a host (and `recall mcp`) needs of a tool: its definition and `call`, which takes a
-    model's raw JSON arguments and answers with text (a bad argument: one `error:` line)."""
-
+class ToolDefinition(Protocol):
     name: str
     description: str
     parameters: dict[str, Any]
     annotations: dict[str, Any]
 
+
+class AgentTool(ToolDefinition, Protocol):
+    """What a host (and `recall mcp`) needs of a tool: its definition and `call`, which takes a
+    model's raw JSON arguments and answers with text (a bad argument: one `error:` line)."""
+
     def call(self, arguments: object) -> str: ...
 
 
-def tool_spec(tool: AgentTool, flavor: str) -> dict[str, Any]:
+def tool_spec(tool: ToolDefinition, flavor: str) -> dict[str, Any]:
     """The definition of `tool` each API accepts (tests/test_tool.py names the sources)."""
     about: dict[str, Any] = {"name": tool.name, "description": tool.description}
     if flavor == "openai":  # Chat Completions: the function nested under "function"
@@ -32,3 +40,46 @@ def tool_spec(tool: AgentTool, flavor: str) -> dict[str, Any]:
     if flavor == "mcp":
         return {**about, "inputSchema": tool.parameters, "annotations": tool.annotations}
     raise ValueError(f"unknown flavor {flavor!r}: {FLAVORS}")
+
+
+def read_only_annotations(title: str) -> dict[str, Any]:
+    """MCP's hints for a tool that only reads the index."""
+    return {
+        "title": title,
+        "readOnlyHint": True,
+        "destructiveHint": False,
+        "idempotentHint": True,
+        "openWorldHint": False,
+    }
+
+
+class IndexTool:
+    """A read-only tool over the index, answering the agent of one project. `call` checks what
+    any call must be and hands the arguments given to the tool's `run`, by name."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    annotations: dict[str, Any]
+    example: str  # an arguments object, for the error that wants one
+    missing: str  # what to pass when the required argument is missing
+    read_only = True
+
+    def __init__(self, index: HistoryIndex, project: str) -> None:
+        self.index = index
+        self.project = project_key(project)
+
+    def spec(self, flavor: str) -> dict[str, Any]:
+        """The tool definition each API accepts: openai, openai-responses, anthropic or mcp."""
+        return tool_spec(self, flavor)
+
+    def call(self, arguments: object) -> str:
+        """Run with the raw JSON arguments of a tool call; bad ones get one `error:` line."""
+        try:
+            given = present(arguments, self.parameters, self.example, self.missing)
+        except BadArgument as bad:
+            return f"error: {bad}"
+        return self.run(**given)
+
+    def run(self, *args: Any, **kwargs: Any) -> str:
+        raise NotImplementedError
