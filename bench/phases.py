@@ -14,6 +14,8 @@ from bench.baseline import Baseline, best_of, match_expression
 from bench.corpus import GeneratedTurn, Query
 from bench.measure import BASELINE, CORPUS, RECALL, Emitter, database_bytes, percentile, warn
 from history import HistoryIndex
+from history.ranking import EXACT_FORM_BONUS, exact_form_bonus, held_words, idf
+from history.store.sqlite.fts import indexed_rows
 
 WARM_UP = 20
 RECALL_BM25 = "bm25(turns_fts, 3.0, 1.0, 1.0, 0.0)"
@@ -156,8 +158,10 @@ def fidelity(
 def recall_exhaustive(
     recall: HistoryIndex, terms: Sequence[str], project: str | None, k: int
 ) -> list[str]:
-    """recall's scoring (bm25 weighing asked, answered and files 3, 1, 1 and the project tag
-    column 0) of every matching turn in its database: the top `k` turn ids."""
+    """recall's scoring of every matching turn in its database: bm25 weighing asked, answered
+    and files 3, 1, 1 and the project tag column 0, plus the exact-form bonus (0.25 x idf for
+    each query word held in the form typed). The top `k` turn ids. The bonus is bounded, so it
+    is computed only for turns whose bm25 comes within that bound of the k-th best."""
     assert recall.engine is not None
     sql = (
         f"SELECT t.id, t.asked_at, t.turn_id, {RECALL_BM25} FROM turns_fts "
@@ -165,8 +169,28 @@ def recall_exhaustive(
         + (" AND t.project = :project" if project is not None else "")
     )
     params = {"match": match_expression(terms), "project": project}
+    count = "SELECT count(*) FROM turns_fts WHERE turns_fts MATCH :match"
     with recall.engine.connect() as conn:
-        return best_of([tuple(row) for row in conn.exec_driver_sql(sql, params)], k)
+        rows = [list(row) for row in conn.exec_driver_sql(sql, params)]
+        indexed = indexed_rows(conn)
+        term_idf = {
+            term: idf(
+                indexed,
+                conn.exec_driver_sql(count, {"match": match_expression([term])}).scalar_one(),
+            )
+            for term in terms
+        }
+        if len(rows) > k:
+            bar = sorted(row[3] for row in rows)[k - 1]  # bm25 is negated: lower is better
+            reach = bar + EXACT_FORM_BONUS * sum(term_idf.values())
+            near = {row[0]: row for row in rows if row[3] <= reach}
+        else:
+            near = {row[0]: row for row in rows}
+        texts = "SELECT id, asked, answered, files FROM turns WHERE id = :id"
+        for rowid, row in near.items():
+            _, *text = conn.exec_driver_sql(texts, {"id": rowid}).one()
+            row[3] -= exact_form_bonus(terms, held_words(text), term_idf)
+    return best_of([tuple(row) for row in rows], k)
 
 
 def forget(out: Emitter, recall: HistoryIndex, baseline: Baseline, project: str) -> None:

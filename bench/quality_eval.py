@@ -44,7 +44,9 @@ def load_turns(data_dir: str) -> list[dict[str, Any]]:
 
 def search_for(shared: ModuleType, name: str, data_dir: Path) -> Any:
     if name in shared.BUILTIN:
-        return shared.fts_search(shared.fts_index(shared.load_turns(data_dir)), *shared.BUILTIN[name])
+        return shared.fts_search(
+            shared.fts_index(shared.load_turns(data_dir)), *shared.BUILTIN[name]
+        )
     from bench import quality_variants
 
     return getattr(quality_variants, name)(str(data_dir))

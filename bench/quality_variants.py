@@ -121,11 +121,17 @@ class Ranker:
                 score = self._bm25f(rowid, words_asked, term_idf)
             if self.variant.exact_bonus:
                 held = set(words(asked)) | set(words(answered)) | set(words(files))
-                score += self.variant.exact_bonus * sum(term_idf[w] for w in words_asked if w in held)
+                score += self.variant.exact_bonus * sum(
+                    term_idf[w] for w in words_asked if w in held
+                )
             scored.append((score, rowid))
         scored.sort(key=lambda pair: (-pair[0], -pair[1]))
         ids = [rowid for _, rowid in scored[:k]]
-        names = dict(self.db.execute(f"SELECT id, turn_id FROM turns WHERE id IN ({','.join(map(str, ids))})"))
+        names = dict(
+            self.db.execute(
+                f"SELECT id, turn_id FROM turns WHERE id IN ({','.join(map(str, ids))})"
+            )
+        )
         return [names[i] for i in ids]
 
     def _fields_of(self, rowid: int) -> tuple[list[str], ...]:
@@ -137,7 +143,9 @@ class Ranker:
     def _bm25f(self, rowid: int, query_words: Sequence[str], term_idf: dict[str, float]) -> float:
         if not self._average:
             totals = [0, 0, 0]
-            for asked, answered, files in self.db.execute("SELECT asked, answered, files FROM turns"):
+            for asked, answered, files in self.db.execute(
+                "SELECT asked, answered, files FROM turns"
+            ):
                 for i, text in enumerate((asked, answered, files)):
                     totals[i] += len(words(text))
             self._average = [total / max(self.rows, 1) for total in totals]
@@ -147,7 +155,9 @@ class Ranker:
             s = stem(w)
             weighted = sum(
                 weight * Counter(field)[s] / length_norm(len(field), average) * K1
-                for weight, field, average in zip(COLUMN_WEIGHTS, fields, self._average)
+                for weight, field, average in zip(
+                    COLUMN_WEIGHTS, fields, self._average, strict=True
+                )
             )
             blended = term_idf[w]
             if self.variant.asked_idf_blend:
@@ -155,11 +165,12 @@ class Ranker:
                     "SELECT doc FROM vocab_col WHERE term = ? AND col = 'asked'", (s,)
                 ).fetchone()
                 blend = self.variant.asked_idf_blend
-                blended = (1 - blend) * blended + blend * idf(self.rows, asked_df[0] if asked_df else 0)
+                blended = (1 - blend) * blended + blend * idf(
+                    self.rows, asked_df[0] if asked_df else 0
+                )
             score += term_score(blended, weighted, K1)
         return score
 
 
 def _quote(word: str) -> str:
     return '"' + word.replace('"', '""') + '"'
-

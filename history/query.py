@@ -1,7 +1,12 @@
 """Query text: the tokenizer shared by index and query, FTS5 quoting, and excerpts.
 
-The tokenizer mirrors FTS5's `unicode61 remove_diacritics 2`: runs of letters and digits,
-lowercased, diacritics folded; everything else (including `_`) separates words.
+The tokenizer mirrors FTS5's `porter unicode61 remove_diacritics 2` over the text `index_text`
+gives it: runs of letters and digits, lowercased, diacritics folded; everything else (including
+`_`) separates words, and a word's index form is its Porter stem. Chinese, Japanese and Korean
+are written without spaces between words, so each run of their characters is indexed as its
+overlapping character pairs (`日本語` is `日本` `本語`; a lone character stays itself), which a
+query of those scripts is split into as well: a word of two characters or more is found wherever
+it stands, and mixed text (`login_userの修正`) splits at the change of script.
 """
 
 from __future__ import annotations
@@ -9,39 +14,88 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterator, Sequence
+from functools import lru_cache
+
+import Stemmer
 
 from history.function_words import FUNCTION_WORDS
 
 MAX_QUERY_WORDS = 32
-_WORD = re.compile(r"[^\W_]+")
+# Han (with its extensions and compatibility forms), the iteration marks, kana and Hangul: the
+# scripts written without spaces between words.
+_CJK = (
+    "\u1100-\u11ff\u3005-\u3007\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf"
+    "\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\uff66-\uff9f"
+    "\U00020000-\U0003ffff"
+)
+_CJK_RUN = re.compile(f"[{_CJK}]+")
+_CJK_SPLIT = re.compile(f"([{_CJK}]+)")
+_TOKEN = re.compile(f"[{_CJK}]+|[^\\W_{_CJK}]+")
+_WORD = re.compile(f"[^\\W_{_CJK}]+")
+# FTS5's porter tokenizer leaves words shorter or longer than these as they are.
+_STEMMED_LENGTHS = range(3, 65)
+_stemmer = Stemmer.Stemmer("porter")
 
 
 def fold(text: str) -> str:
-    """Lowercase and strip diacritics (`Função` -> `funcao`)."""
+    """Lowercase and strip diacritics (`Função` -> `funcao`). CJK characters stay as they are:
+    decomposing Hangul or kana would change what FTS5 indexes."""
     if text.isascii():
         return text.lower()
+    pieces = _CJK_SPLIT.split(text)  # other text, a CJK run, other text, ...
+    return "".join(piece if i % 2 else _fold_other(piece) for i, piece in enumerate(pieces))
+
+
+def _fold_other(text: str) -> str:
     decomposed = unicodedata.normalize("NFKD", text.lower())
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
+def cjk_pairs(run: str) -> list[str]:
+    """The overlapping character pairs of a run of CJK characters (a lone one stays itself)."""
+    return [run] if len(run) < 2 else [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+def index_text(text: str) -> str:
+    """What FTS5 indexes for `text`: the text itself, its CJK runs written as their pairs."""
+    if text.isascii() or not _CJK_RUN.search(text):
+        return text
+    return _CJK_RUN.sub(lambda run: " " + " ".join(cjk_pairs(run.group())) + " ", text)
+
+
 def words(text: str) -> list[str]:
-    """Every word of `text`, folded, in order."""
-    return _WORD.findall(fold(text))
+    """Every word of `text` as the index holds it before stemming: folded, CJK runs as pairs."""
+    if text.isascii() or not _CJK_RUN.search(text):
+        return _WORD.findall(fold(text))
+    found: list[str] = []
+    for token in _TOKEN.findall(text):
+        found.extend(cjk_pairs(token) if _CJK_RUN.match(token) else _WORD.findall(fold(token)))
+    return found
+
+
+@lru_cache(maxsize=65_536)
+def stem(word: str) -> str:
+    """The index form of a word: its Porter stem, as FTS5's porter tokenizer makes it."""
+    if len(word) not in _STEMMED_LENGTHS or not word.isascii():
+        return word
+    stemmed: str = _stemmer.stemWord(word)
+    return stemmed
 
 
 def terms(query: str) -> list[str]:
-    """The distinct searchable words of a query: function words dropped, first-seen order.
+    """The distinct searchable words of a query: function words dropped, first-seen order, one
+    word per stem ("login logins" is "login": each stem counts once in the ranking).
 
     An empty list means the query had nothing to search for. Long queries keep their first
     `MAX_QUERY_WORDS` words so a pasted page cannot turn into an unbounded expression.
     """
-    seen: dict[str, None] = {}
+    seen: dict[str, str] = {}  # stem: the first word typed with it
     for word in words(query.replace("\x00", " ")):
         if word not in FUNCTION_WORDS:
-            seen.setdefault(word, None)
+            seen.setdefault(stem(word), word)
             if len(seen) == MAX_QUERY_WORDS:
                 break
-    return list(seen)
+    return list(seen.values())
 
 
 def fts_match(query_terms: Sequence[str]) -> str:
@@ -56,21 +110,22 @@ def quote(term: str) -> str:
 
 def _word_spans(text: str) -> Iterator[tuple[int, int, str]]:
     # Folding can change lengths, so match word by word on the original text.
-    for match in _WORD.finditer(text):
-        yield match.start(), match.end(), fold(match.group())
+    for match in _TOKEN.finditer(text):
+        token, start = match.group(), match.start()
+        if _CJK_RUN.match(token):
+            for i, pair in enumerate(cjk_pairs(token)):
+                yield start + i, start + i + len(pair), pair
+        else:
+            yield start, match.end(), fold(token)
 
 
 def first_match(text: str, query_terms: Sequence[str]) -> tuple[int, int] | None:
-    """The span in `text` of the first word that is one of `query_terms`."""
-    wanted = set(query_terms)
+    """The span in `text` of the first word with the index form of one of `query_terms`."""
+    wanted = {stem(term) for term in query_terms}
     for start, end, word in _word_spans(text):
-        if word in wanted:
+        if stem(word) in wanted:
             return start, end
     return None
-
-
-def contains_any(text: str, query_terms: Sequence[str]) -> bool:
-    return not set(words(text)).isdisjoint(query_terms)
 
 
 def excerpt(text: str, query_terms: Sequence[str], width: int = 240) -> str:

@@ -1,20 +1,28 @@
-"""BM25 as FTS5 computes it, for the LIKE path, so both paths rank by one rule.
+"""BM25 as FTS5 computes it, for the LIKE path, so both paths rank by one rule, and the bonus
+both add for a query word found in the very form it was typed.
 
 FTS5's bm25(): per term, IDF x weighted hit count x length normalisation, with k1 = 1.2 and
-b = 0.75; a row's length is its token count over all indexed columns.
+b = 0.75; a row's length is its token count over all indexed columns. Terms are matched by their
+index form (history.query.stem): "proactive" finds "Proactiveness".
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
+
+from history.query import stem, words
 
 K1 = 1.2
 B = 0.75
 
 # The asked text weighs above the answer and the file names.
 COLUMN_WEIGHTS: tuple[float, ...] = (3.0, 1.0, 1.0)
+# Added, times the word's idf, for each query word a turn holds in the form typed: of two turns
+# bm25 ties on a stem, the one that says "proactive" ranks above the one that says
+# "proactiveness" (bench/RESULTS.md measures the weight on every development set).
+EXACT_FORM_BONUS = 0.25
 
 
 def idf(rows: int, rows_with_term: int) -> float:
@@ -37,18 +45,21 @@ def bm25_scores(
     terms: Sequence[str],
     total_rows: int,
     weights: Sequence[float] = COLUMN_WEIGHTS,
-) -> list[float]:
-    """Scores (higher is better) of `documents`, each a tuple of columns of words.
+) -> tuple[list[float], dict[str, float]]:
+    """Scores (higher is better) of `documents`, each a tuple of columns of words, and each
+    term's idf. Words and terms match by their stems.
 
     `total_rows` is the size of the whole collection; document frequencies are counted over
     `documents`, which must hold every row that contains any of the terms.
     """
-    counts = [[Counter(column) for column in doc] for doc in documents]
+    counts = [[Counter(stem(word) for word in column) for column in doc] for doc in documents]
     lengths = [sum(len(column) for column in doc) for doc in documents]
     average_length = (sum(lengths) / len(lengths)) if lengths else 1.0
     rows = max(total_rows, len(documents))
+    stems = {term: stem(term) for term in terms}
     term_idf = {
-        term: idf(rows, sum(1 for doc in counts if any(c[term] for c in doc))) for term in terms
+        term: idf(rows, sum(1 for doc in counts if any(c[stems[term]] for c in doc)))
+        for term in terms
     }
     scores = []
     for doc, length in zip(counts, lengths, strict=True):
@@ -57,10 +68,23 @@ def bm25_scores(
             sum(
                 term_score(
                     term_idf[term],
-                    sum(w * column[term] for w, column in zip(weights, doc, strict=False)),
+                    sum(w * column[stems[term]] for w, column in zip(weights, doc, strict=False)),
                     norm,
                 )
                 for term in terms
             )
         )
-    return scores
+    return scores, term_idf
+
+
+def held_words(texts: Iterable[str]) -> set[str]:
+    """Every word of the texts in the form written (folded, not stemmed)."""
+    found: set[str] = set()
+    for text in texts:
+        found.update(words(text))
+    return found
+
+
+def exact_form_bonus(terms: Sequence[str], held: set[str], term_idf: Mapping[str, float]) -> float:
+    """What a turn holding `held` earns for the query words it holds in the form typed."""
+    return EXACT_FORM_BONUS * sum(term_idf[term] for term in terms if term in held)

@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 from sqlalchemy import text
 
 from history import HistoryIndex, Hit, project_key
-from history.store.sqlite import fts_search
+from history.ranking import exact_form_bonus, held_words, idf
+from history.store.sqlite import fts, fts_search
 from history.store.sqlite.fts import project_tag
 
 NOW = datetime.now(UTC)
@@ -43,17 +44,27 @@ def index(tmp_path: Path) -> HistoryIndex:
 def exhaustive(
     index: HistoryIndex, query_terms: list[str], project: str | None
 ) -> dict[str, float]:
-    """bm25 of every matching turn, as FTS5 computes it with every term in the MATCH."""
+    """The score of every matching turn: bm25 as FTS5 computes it with every term in the MATCH,
+    plus the exact-form bonus."""
     assert index.engine is not None
     match = " OR ".join(f'"{term}"' for term in query_terms)
     sql = (
-        "SELECT t.turn_id, -bm25(turns_fts, 3.0, 1.0, 1.0) FROM turns_fts JOIN turns t"
-        " ON t.id = turns_fts.rowid WHERE turns_fts MATCH :m"
+        "SELECT t.turn_id, -bm25(turns_fts, 3.0, 1.0, 1.0), t.asked, t.answered, t.files"
+        " FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid WHERE turns_fts MATCH :m"
         + (" AND t.project = :p" if project else "")
     )
+    count = text("SELECT count(*) FROM turns_fts WHERE turns_fts MATCH :m")
     with index.engine.connect() as conn:
-        rows = conn.execute(text(sql), {"m": match, "p": project})
-        return {str(turn_id): float(score) for turn_id, score in rows}
+        rows = fts.indexed_rows(conn)
+        term_idf = {
+            term: idf(rows, conn.execute(count, {"m": f'"{term}"'}).scalar_one())
+            for term in query_terms
+        }
+        found = conn.execute(text(sql), {"m": match, "p": project})
+        return {
+            str(turn_id): float(score) + exact_form_bonus(query_terms, held_words(t), term_idf)
+            for turn_id, score, *t in found
+        }
 
 
 def assert_top_k(hits: list[Hit], truth: dict[str, float], k: int) -> None:

@@ -30,8 +30,12 @@ from history.store.sqlite import fts
         ("the of and", []),
         ("", []),
         ("a\x00b login", ["b", "login"]),
-        ("😀 日本語 テスト", ["日本語", "テスト"]),
+        ("😀 日本語 テスト", ["日本", "本語", "テス", "スト"]),
         ("login login LOGIN", ["login"]),
+        ("logins login logged", ["logins", "logged"]),
+        ("login_userの修正", ["login", "user", "の修", "修正"]),
+        ("로그인 함수", ["로그", "그인", "함수"]),
+        ("锁", ["锁"]),
     ],
 )
 def test_terms(query: str, expected: list[str]) -> None:

@@ -28,7 +28,7 @@ def upgrade() -> None:
     # Offline (`--sql`) there is no database to probe: print the DDL for an FTS5 build.
     if not op.get_context().as_sql and not fts.fts5_available(op.get_bind()):
         return
-    for statement in fts.create_fts_statements(TOKENIZE, COLUMNS, COLUMNS):
+    for statement in fts.create_fts_statements(TOKENIZE, COLUMNS, COLUMNS, through=None):
         op.execute(statement)
 
 

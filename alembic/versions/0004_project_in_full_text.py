@@ -42,7 +42,7 @@ def upgrade() -> None:
     for statement in fts.drop_fts_statements():
         op.execute(statement)
     for statement in fts.create_fts_statements(
-        TOKENIZE, (*TEXT, "project_tag"), (*TEXT, "project")
+        TOKENIZE, (*TEXT, "project_tag"), (*TEXT, "project"), through=None
     ):
         op.execute(statement)
 
@@ -54,5 +54,5 @@ def downgrade() -> None:
     with op.batch_alter_table("turns") as batch:
         batch.drop_column("project_tag")
     if had_fts:
-        for statement in fts.create_fts_statements(TOKENIZE, TEXT, TEXT):
+        for statement in fts.create_fts_statements(TOKENIZE, TEXT, TEXT, through=None):
             op.execute(statement)

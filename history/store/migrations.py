@@ -8,6 +8,8 @@ migrates as a clone does.
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,7 +23,7 @@ if TYPE_CHECKING:
 
 # The newest revision in alembic/versions (a test holds the two together). A database already
 # there opens without loading Alembic at all: `recall hook` runs once per agent turn.
-SCHEMA_HEAD = "0006_conversation_summaries"
+SCHEMA_HEAD = "0007_word_forms_and_cjk_text"
 
 
 def migrations_dir() -> Path:
@@ -63,3 +65,26 @@ def downgrade(engine: Engine, revision: str) -> None:
 
     with writer(engine).begin() as conn:
         command.downgrade(alembic_config(conn), revision)
+
+
+# A migration's long step shows a progress bar only past this many rows (a test's few never do).
+PROGRESS_FROM_ROWS = 50_000
+
+
+@contextmanager
+def terminal_progress(description: str, total: int) -> Iterator[Callable[[int], None]]:
+    """`advance(n)` for a migration's long step: a transient bar on stderr when it is a terminal
+    and the step is big (`recall migrate` on a large file), nothing otherwise."""
+    if total < PROGRESS_FROM_ROWS:
+        yield lambda done: None
+        return
+    from rich.console import Console
+    from rich.progress import Progress
+
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        yield lambda done: None
+        return
+    with Progress(console=console, transient=True) as progress:
+        task = progress.add_task(description, total=total)
+        yield lambda done: progress.advance(task, done)

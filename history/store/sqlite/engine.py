@@ -12,7 +12,8 @@ from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import ConnectionPoolEntry
 
-from history.query import fold
+from history.query import fold, index_text
+from history.store.sqlite import fts
 
 BUSY_TIMEOUT_MS = 5_000
 WAL_AUTOCHECKPOINT_PAGES = 10_000
@@ -64,6 +65,10 @@ def create_sqlite_engine(url: str, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> En
         cursor.close()
         # The LIKE path compares folded text, as the FTS5 tokenizer does.
         dbapi_conn.create_function("recall_fold", 1, _fold_or_none, deterministic=True)
+        # What the full-text index is given of each text column (fts.py; CJK as pairs).
+        dbapi_conn.create_function(
+            fts.INDEX_TEXT_FUNCTION, 1, _index_text_or_none, deterministic=True
+        )
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Connection) -> None:
@@ -77,6 +82,10 @@ def create_sqlite_engine(url: str, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> En
 
 def _fold_or_none(value: str | None) -> str | None:
     return None if value is None else fold(value)
+
+
+def _index_text_or_none(value: str | None) -> str | None:
+    return None if value is None else index_text(value)
 
 
 def writer(engine: Engine) -> Engine:

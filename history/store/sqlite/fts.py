@@ -1,8 +1,11 @@
 """Everything that knows the FTS5 DDL of `turns_fts`: probe, create, drop, rebuild, optimize.
 
 `turns_fts` is an external-content FTS5 table over `turns(asked, answered, files)`; the triggers
-`turns_ai`, `turns_ad` and `turns_au` keep it in step with `turns`. Migrations call these functions
-with their own tokenizer string, so an old revision keeps meaning what it meant.
+`turns_ai`, `turns_ad` and `turns_au` keep it in step with `turns`. Since revision 0006 it reads
+its text through `recall_index_text` (history.query.index_text, registered on every connection:
+CJK runs become their character pairs) and stems with Porter, and its content table is the view
+`turns_indexed`, which shows `turns` the same way. Migrations call these functions with their
+own tokenizer string and text function, so an old revision keeps meaning what it meant.
 """
 
 from __future__ import annotations
@@ -21,7 +24,11 @@ INDEXED_COLUMNS = (*TEXT_COLUMNS, PROJECT_TAG)
 # project_tag cannot be named in UPDATE OF (it is computed): a change of project reindexes.
 WATCHED_COLUMNS = (*TEXT_COLUMNS, "project")
 TRIGGERS = ("turns_ai", "turns_ad", "turns_au")
-DEFAULT_TOKENIZE = "unicode61 remove_diacritics 2"
+DEFAULT_TOKENIZE = "porter unicode61 remove_diacritics 2"
+INDEX_TEXT_FUNCTION = "recall_index_text"
+CONTENT_VIEW = "turns_indexed"
+# Rows indexed per statement when a migration fills the index (each one a step of its progress).
+FILL_ROWS = 20_000
 
 
 def fts5_available(conn: Connection) -> bool:
@@ -46,25 +53,49 @@ def create_fts_statements(
     tokenize: str = DEFAULT_TOKENIZE,
     columns: Sequence[str] = INDEXED_COLUMNS,
     watched: Sequence[str] = WATCHED_COLUMNS,
+    through: str | None = INDEX_TEXT_FUNCTION,
+    rebuild: bool = True,
 ) -> list[str]:
-    """The DDL for the FTS table and its triggers, then a rebuild from the rows already there.
-    Migrations pass the columns of their own revision."""
+    """The DDL for the FTS table and its triggers, then (with `rebuild`) the index of the rows
+    already there. Migrations pass the columns of their own revision, and `through` (the SQL
+    function the text columns are indexed through) None before revision 0006."""
     cols = ", ".join(columns)
+    content = CONTENT_VIEW if through else "turns"
+    view = (
+        f"CREATE VIEW {CONTENT_VIEW} AS SELECT id, {', '.join(_indexed(columns, through))} "
+        "FROM turns"
+    )
     return [
+        *([view] if through else []),
         f"CREATE VIRTUAL TABLE {FTS_TABLE} USING fts5({cols}, "
-        f"content='turns', content_rowid='id', tokenize='{tokenize}')",
-        *trigger_statements(columns, watched),
-        rebuild_statement(),
+        f"content='{content}', content_rowid='id', tokenize='{tokenize}')",
+        *trigger_statements(columns, watched, through),
+        *([rebuild_statement()] if rebuild else []),
     ]
 
 
+def _indexed(
+    columns: Sequence[str], through: str | None, row: str = "", named: bool = True
+) -> list[str]:
+    """Each column as FTS5 is given it: a text column through the function `through`."""
+    found = []
+    for column in columns:
+        value = f"{row}{column}"
+        if through and column in TEXT_COLUMNS:
+            value = f"{through}({value})" + (f" AS {column}" if named else "")
+        found.append(value)
+    return found
+
+
 def trigger_statements(
-    columns: Sequence[str] = INDEXED_COLUMNS, watched: Sequence[str] = WATCHED_COLUMNS
+    columns: Sequence[str] = INDEXED_COLUMNS,
+    watched: Sequence[str] = WATCHED_COLUMNS,
+    through: str | None = INDEX_TEXT_FUNCTION,
 ) -> list[str]:
     """The triggers that keep turns_fts in step with turns."""
     cols = ", ".join(columns)
-    new_cols = ", ".join(f"new.{c}" for c in columns)
-    old_cols = ", ".join(f"old.{c}" for c in columns)
+    new_cols = ", ".join(_indexed(columns, through, "new.", named=False))
+    old_cols = ", ".join(_indexed(columns, through, "old.", named=False))
     delete_old = (
         f"INSERT INTO {FTS_TABLE}({FTS_TABLE}, rowid, {cols}) "
         f"VALUES ('delete', old.id, {old_cols});"
@@ -79,6 +110,15 @@ def trigger_statements(
     ]
 
 
+def fill_statement(columns: Sequence[str] = INDEXED_COLUMNS) -> str:
+    """Index the rows with ids in (:after, :upto]: a rebuild in steps, so it can show progress."""
+    cols = ", ".join(columns)
+    return (
+        f"INSERT INTO {FTS_TABLE}(rowid, {cols}) SELECT id, {cols} FROM {CONTENT_VIEW} "
+        "WHERE id > :after AND id <= :upto"
+    )
+
+
 def missing_triggers(conn: Connection) -> list[str]:
     found = conn.exec_driver_sql("SELECT name FROM sqlite_master WHERE type = 'trigger'")
     present = set(found.scalars())
@@ -87,7 +127,11 @@ def missing_triggers(conn: Connection) -> list[str]:
 
 def drop_fts_statements() -> list[str]:
     """Triggers first: a trigger left behind would fail every later write to `turns`."""
-    return [*drop_triggers_statements(), f"DROP TABLE IF EXISTS {FTS_TABLE}"]
+    return [
+        *drop_triggers_statements(),
+        f"DROP TABLE IF EXISTS {FTS_TABLE}",
+        f"DROP VIEW IF EXISTS {CONTENT_VIEW}",
+    ]
 
 
 def drop_triggers_statements() -> list[str]:

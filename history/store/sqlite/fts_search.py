@@ -21,8 +21,15 @@ from typing import Any
 
 from sqlalchemy import Connection, Dialect, Engine, select, text
 
-from history.query import fts_match, quote
-from history.ranking import COLUMN_WEIGHTS, K1, idf
+from history.query import fts_match, quote, stem
+from history.ranking import (
+    COLUMN_WEIGHTS,
+    EXACT_FORM_BONUS,
+    K1,
+    exact_form_bonus,
+    held_words,
+    idf,
+)
 from history.store.models import TURN_COLUMNS, Turn, UtcDateTime
 from history.store.sqlite import fts
 
@@ -132,7 +139,9 @@ class FtsSearch:
             budget = _Budget(frequency, tag)
             # A cached count of 0 may be stale: such a term comes first, where FTS5 counts.
             ordered = sorted(terms, key=lambda term: frequency[term])
-            ceiling = [idf(indexed, frequency[term]) * (K1 + 1) for term in ordered]
+            term_idf = {term: idf(indexed, frequency[term]) for term in terms}
+            # A turn's score: bm25, plus the exact-form bonus its best k + TIE_MARGIN earn.
+            ceiling = [term_idf[term] * (K1 + 1 + EXACT_FORM_BONUS) for term in ordered]
             best = _Best(k)
 
             def rank(held: Sequence[str], any_of: Sequence[str]) -> None:
@@ -157,7 +166,9 @@ class FtsSearch:
             rows = conn.execute(
                 select(Turn.id, *TURN_COLUMNS).where(Turn.id.in_([rowid for rowid, _ in ranked]))
             )
-            scored: list[tuple[Any, float]] = [(row[1:], best.scores[row[0]]) for row in rows]
+            scored: list[tuple[Any, float]] = [
+                (row[1:], best.scores[row.id] + _bonus(terms, row, term_idf)) for row in rows
+            ]
         scored.sort(key=lambda pair: (-pair[1], -pair[0][_ASKED_AT].timestamp()))
         return scored[:k]
 
@@ -166,7 +177,9 @@ class FtsSearch:
         large index they are cached until it has grown by a tenth (or shrunk). They order the
         words, size the parts and bound each word's score; FTS5 scores with fresh counts. A count
         that lags behind growth only raises the bound; one that lags a rewrite of turns lowers it
-        by a hair, and the bound (idf x 2.2) is well above what any real row scores."""
+        by a hair, and the bound (idf x 2.2) is well above what any real row scores. A word whose
+        Python stem differs from FTS5's (PyStemmer's Porter parts from FTS5's on a few rare
+        endings) counts 0: it then comes first, and its bound is the highest, so still safe."""
         with self._lock:
             stale = rows > self._cached_at_rows * 1.1 or rows < self._cached_at_rows
             if rows < CACHE_FROM_ROWS or stale:
@@ -179,9 +192,9 @@ class FtsSearch:
                 f"USING fts5vocab(main, {fts.FTS_TABLE}, row)"
             )
             found = dict.fromkeys(missing, 0)
-            query = text(f"SELECT term, doc FROM temp.{fts.FTS_TABLE}_vocab WHERE term = :term")
-            for term in missing:
-                found.update((str(t), int(n)) for t, n in conn.execute(query, {"term": term}))
+            query = text(f"SELECT doc FROM temp.{fts.FTS_TABLE}_vocab WHERE term = :term")
+            for term in missing:  # the index holds stems; FTS5 stems the MATCH's words itself
+                found[term] = int(conn.execute(query, {"term": stem(term)}).scalar() or 0)
             with self._lock:
                 self._document_frequency.update(found)
         with self._lock:
@@ -214,6 +227,10 @@ def _ranked(
     else:
         rows = conn.exec_driver_sql(_RANKED_SINCE, (since, match, floor, k + TIE_MARGIN))
     return {rowid: -float(score) for rowid, score in rows}
+
+
+def _bonus(terms: Sequence[str], row: Any, term_idf: dict[str, float]) -> float:
+    return exact_form_bonus(terms, held_words((row.asked, row.answered, row.files)), term_idf)
 
 
 def _stored(when: datetime, dialect: Dialect) -> str:
