@@ -14,7 +14,7 @@ from bench.baseline import Baseline, best_of, match_expression
 from bench.corpus import GeneratedTurn, Query
 from bench.measure import BASELINE, CORPUS, RECALL, Emitter, database_bytes, percentile, warn
 from history import HistoryIndex
-from history.ranking import EXACT_FORM_BONUS, exact_form_bonus, held_words, idf
+from history.ranking import EXACT_FORM_BONUS, exact_form_bonus, idf
 from history.store.sqlite.fts import indexed_rows
 
 WARM_UP = 20
@@ -189,7 +189,7 @@ def recall_exhaustive(
         texts = "SELECT id, asked, answered, files FROM turns WHERE id = :id"
         for rowid, row in near.items():
             _, *text = conn.exec_driver_sql(texts, {"id": rowid}).one()
-            row[3] -= exact_form_bonus(terms, held_words(text), term_idf)
+            row[3] -= exact_form_bonus(terms, text, term_idf)
     return best_of([tuple(row) for row in rows], k)
 
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from history.query import stem, terms, words
-from history.ranking import COLUMN_WEIGHTS, K1, idf, length_norm, term_score
+from history.ranking import COLUMN_WEIGHTS, K1, exact_form_bonus, idf, length_norm, term_score
 
 Search = Callable[..., list[str]]
 TIE_MARGIN = 20
@@ -120,10 +120,8 @@ class Ranker:
             if self.variant.bm25f_candidates:
                 score = self._bm25f(rowid, words_asked, term_idf)
             if self.variant.exact_bonus:
-                held = set(words(asked)) | set(words(answered)) | set(words(files))
-                score += self.variant.exact_bonus * sum(
-                    term_idf[w] for w in words_asked if w in held
-                )
+                texts = (asked, answered, files)
+                score += exact_form_bonus(words_asked, texts, term_idf, self.variant.exact_bonus)
             scored.append((score, rowid))
         scored.sort(key=lambda pair: (-pair[0], -pair[1]))
         ids = [rowid for _, rowid in scored[:k]]

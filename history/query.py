@@ -73,6 +73,19 @@ def words(text: str) -> list[str]:
     return found
 
 
+def holds_word(folded: str, word: str) -> bool:
+    """True when the folded text holds `word` as one of its words (a CJK pair: anywhere in a run),
+    as `words` would find it, without splitting the whole text."""
+    return _word_pattern(word).search(folded) is not None
+
+
+@lru_cache(maxsize=4_096)
+def _word_pattern(word: str) -> re.Pattern[str]:
+    if _CJK_RUN.fullmatch(word):
+        return re.compile(re.escape(word))
+    return re.compile(f"(?<![^\\W_{_CJK}]){re.escape(word)}(?![^\\W_{_CJK}])")
+
+
 @lru_cache(maxsize=65_536)
 def stem(word: str) -> str:
     """The index form of a word: its Porter stem, as FTS5's porter tokenizer makes it."""

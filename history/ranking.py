@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
-from history.query import stem, words
+from history.query import fold, holds_word, stem
 
 K1 = 1.2
 B = 0.75
@@ -77,14 +77,13 @@ def bm25_scores(
     return scores, term_idf
 
 
-def held_words(texts: Iterable[str]) -> set[str]:
-    """Every word of the texts in the form written (folded, not stemmed)."""
-    found: set[str] = set()
-    for text in texts:
-        found.update(words(text))
-    return found
-
-
-def exact_form_bonus(terms: Sequence[str], held: set[str], term_idf: Mapping[str, float]) -> float:
-    """What a turn holding `held` earns for the query words it holds in the form typed."""
-    return EXACT_FORM_BONUS * sum(term_idf[term] for term in terms if term in held)
+def exact_form_bonus(
+    terms: Sequence[str],
+    texts: Sequence[str],
+    term_idf: Mapping[str, float],
+    weight: float = EXACT_FORM_BONUS,
+) -> float:
+    """What a turn whose columns are `texts` earns for the query words it holds in the form
+    typed."""
+    folded = fold("\n".join(texts))
+    return weight * sum(term_idf[term] for term in terms if holds_word(folded, term))

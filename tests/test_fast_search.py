@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from sqlalchemy import text
 
 from history import HistoryIndex, Hit, project_key
-from history.ranking import exact_form_bonus, held_words, idf
+from history.ranking import exact_form_bonus, idf
 from history.store.sqlite import fts, fts_search
 from history.store.sqlite.fts import project_tag
 
@@ -62,7 +62,7 @@ def exhaustive(
         }
         found = conn.execute(text(sql), {"m": match, "p": project})
         return {
-            str(turn_id): float(score) + exact_form_bonus(query_terms, held_words(t), term_idf)
+            str(turn_id): float(score) + exact_form_bonus(query_terms, t, term_idf)
             for turn_id, score, *t in found
         }
 

@@ -6,11 +6,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import Engine, text
 
 from history import HistoryIndex
 from history.query import stem, terms
+from history.store import migrations
+from history.store.sqlite import engine as sqlite_db
 from history.store.sqlite import fts, fts_search
+from history.store.sqlite.doctor import index_agrees
 
 
 @pytest.fixture(params=["fts5", "like"])
@@ -160,7 +163,9 @@ agreed feed bled sized hopping hoping filing failing relational conditional orga
 operator sensitivity effective adjustable irritant replacement dependent adoption communism
 activate angularity homologous formalize electrical hopeful goodness controlling rolling
 """
-WORD_FORMS = WORD_FORMS_TEXT.split()
+# The project tags are words of the index too (their counts size the fast path's parts).
+PROJECTS = ["/p0", "/p1", "/work/shop", "/home/u/design", "/srv/feed", "/x/ed", "/a/b"]
+WORD_FORMS = WORD_FORMS_TEXT.split() + [fts.project_tag(project) for project in PROJECTS]
 
 
 def test_python_stems_are_fts5_porter_stems(tmp_path: Path) -> None:
@@ -186,3 +191,45 @@ def test_python_stems_are_fts5_porter_stems(tmp_path: Path) -> None:
         word: by_row[n] for n, word in enumerate(WORD_FORMS)
     }
     opened.close()
+
+
+def fts_sql(engine: Engine) -> str:
+    with engine.connect() as conn:
+        return str(
+            conn.execute(text("SELECT sql FROM sqlite_master WHERE name = 'turns_fts'")).scalar()
+        )
+
+
+def test_a_database_at_0005_gets_word_forms_and_cjk_on_upgrade(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "history.db"
+    opened = HistoryIndex.open(path)
+    for turn_id, asked, answered in [*FILLER, *CJK_TURNS]:
+        record(opened, turn_id, asked, answered)
+    record(opened, "forms", "Proactiveness of the upkeep thread")
+    opened.close()
+    engine = sqlite_db.create_sqlite_engine(sqlite_db.database_url(path))
+    migrations.downgrade(engine, "0005_merge_off_the_record_path")
+    assert "tokenize='unicode61" in fts_sql(engine) and "content='turns'" in fts_sql(engine)
+    assert index_agrees(engine)
+    engine.dispose()
+
+    # A terminal sees the rebuild's progress (a real upgrade shows it past 50,000 turns).
+    monkeypatch.setattr(migrations, "PROGRESS_FROM_ROWS", 1)
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    opened = HistoryIndex.open(path)
+    assert "Rebuilding the full-text index" in capsys.readouterr().err
+    assert opened.engine is not None
+    assert "tokenize='porter unicode61" in fts_sql(opened.engine)
+    assert index_agrees(opened.engine)
+    assert found(opened, "proactive") == ["forms"]
+    assert found(opened, "登录函数")[0] == "zh"
+    assert merge_options(opened.engine) == {"automerge": 0, "crisismerge": 256}
+    opened.close()
+
+
+def merge_options(engine: Engine) -> dict[str, int]:
+    with engine.connect() as conn:
+        rows = conn.execute(text("SELECT k, v FROM turns_fts_config WHERE k LIKE '%merge'"))
+        return {str(k): int(v) for k, v in rows}

@@ -35,8 +35,11 @@ DESCRIPTION = (
     "fixed last week') or before redoing something that may have been settled already. It is not "
     "a memory store of saved facts: it returns dated excerpts of past turns, best match first, "
     "with their turn and conversation ids (recall_turn, where offered, reads a turn in full). "
-    "Search with distinctive words (function, file, error or topic "
-    "names); any word may match and common words are ignored. Read-only."
+    "Search with distinctive words (function, file, error or topic names). Any word may match, "
+    "in any of its forms ('migrate' finds 'migration'), and a turn matching more of them ranks "
+    "higher, so add other names for the same thing (a synonym, the file, the function, the "
+    "error message): more words widen the search and rank it better. Common words are ignored; "
+    "Chinese, Japanese and Korean text is searched too. Read-only."
 )
 
 PARAMETERS: dict[str, Any] = {

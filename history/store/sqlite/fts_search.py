@@ -27,7 +27,6 @@ from history.ranking import (
     EXACT_FORM_BONUS,
     K1,
     exact_form_bonus,
-    held_words,
     idf,
 )
 from history.store.models import TURN_COLUMNS, Turn, UtcDateTime
@@ -230,7 +229,7 @@ def _ranked(
 
 
 def _bonus(terms: Sequence[str], row: Any, term_idf: dict[str, float]) -> float:
-    return exact_form_bonus(terms, held_words((row.asked, row.answered, row.files)), term_idf)
+    return exact_form_bonus(terms, (row.asked, row.answered, row.files), term_idf)
 
 
 def _stored(when: datetime, dialect: Dialect) -> str:

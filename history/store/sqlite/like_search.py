@@ -37,17 +37,13 @@ def search_like(
             documents.append(columns)
             matching.append(row)
     scores, term_idf = bm25_scores(documents, terms, total)
-    for i, columns in enumerate(documents):
-        scores[i] += exact_form_bonus(terms, held_words_of(columns), term_idf)
+    for i, row in enumerate(matching):
+        scores[i] += exact_form_bonus(terms, (row.asked, row.answered, row.files), term_idf)
     ranked = sorted(
         zip(matching, scores, strict=True),
         key=lambda pair: (-pair[1], -pair[0].asked_at.timestamp()),
     )
     return [(tuple(row), score) for row, score in ranked[:k]]
-
-
-def held_words_of(columns: tuple[list[str], ...]) -> set[str]:
-    return {word for column in columns for word in column}
 
 
 def stem_needle(term: str) -> str:
