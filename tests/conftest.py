@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from history import HistoryIndex
+from history.store.sqlite import fts
 
 settings.register_profile(
     "ci",
@@ -25,6 +26,19 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 @pytest.fixture
 def index(tmp_path: Path) -> Iterator[HistoryIndex]:
     opened = HistoryIndex.open(tmp_path / "history.db")
+    yield opened
+    opened.close()
+
+
+@pytest.fixture(params=["fts5", "like"])
+def any_index(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[HistoryIndex]:
+    """An index on each search path: FTS5, and the LIKE fallback of an SQLite without it."""
+    if request.param == "like":
+        monkeypatch.setattr(fts, "fts5_available", lambda conn: False)
+    opened = HistoryIndex.open(tmp_path / "history.db")
+    assert opened.full_text is (request.param == "fts5")
     yield opened
     opened.close()
 

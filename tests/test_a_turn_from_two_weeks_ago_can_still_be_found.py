@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -28,18 +27,6 @@ def add(index: HistoryIndex, turn_id: str, **fields: object) -> None:
     }
     turn.update(fields)
     assert index.record(turn_id=turn_id, **turn)  # type: ignore[arg-type]
-
-
-@pytest.fixture(params=["fts5", "like"])
-def any_index(
-    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[HistoryIndex]:
-    if request.param == "like":
-        monkeypatch.setattr(fts, "fts5_available", lambda conn: False)
-    opened = HistoryIndex.open(tmp_path / "history.db")
-    assert opened.full_text is (request.param == "fts5")
-    yield opened
-    opened.close()
 
 
 def ids(hits: list) -> list[str]:  # type: ignore[type-arg]

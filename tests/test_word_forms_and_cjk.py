@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,15 +15,9 @@ from history.store.sqlite import fts, fts_search
 from history.store.sqlite.doctor import index_agrees
 
 
-@pytest.fixture(params=["fts5", "like"])
-def index(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[HistoryIndex]:
-    with pytest.MonkeyPatch.context() as patch:
-        if request.param == "like":
-            patch.setattr(fts, "fts5_available", lambda conn: False)
-        opened = HistoryIndex.open(tmp_path / "history.db")
-    assert opened.full_text is (request.param == "fts5")
-    yield opened
-    opened.close()
+@pytest.fixture
+def index(any_index: HistoryIndex) -> HistoryIndex:
+    return any_index
 
 
 def record(index: HistoryIndex, turn_id: str, asked: str, answered: str = "") -> None:
