@@ -96,19 +96,19 @@ def stem(word: str) -> str:
 
 
 def terms(query: str) -> list[str]:
-    """The distinct searchable words of a query: function words dropped, first-seen order, one
-    word per stem ("login logins" is "login": each stem counts once in the ranking).
+    """The distinct searchable words of a query: function words dropped, first-seen order.
+    Two forms of one word both count ("plugin plugins"): the development sets rank better so.
 
     An empty list means the query had nothing to search for. Long queries keep their first
     `MAX_QUERY_WORDS` words so a pasted page cannot turn into an unbounded expression.
     """
-    seen: dict[str, str] = {}  # stem: the first word typed with it
+    seen: dict[str, None] = {}
     for word in words(query.replace("\x00", " ")):
         if word not in FUNCTION_WORDS:
-            seen.setdefault(stem(word), word)
+            seen.setdefault(word, None)
             if len(seen) == MAX_QUERY_WORDS:
                 break
-    return list(seen.values())
+    return list(seen)
 
 
 def fts_match(query_terms: Sequence[str]) -> str:

@@ -32,7 +32,7 @@ from history.store.sqlite import fts
         ("a\x00b login", ["b", "login"]),
         ("😀 日本語 テスト", ["日本", "本語", "テス", "スト"]),
         ("login login LOGIN", ["login"]),
-        ("logins login logged", ["logins", "logged"]),
+        ("logins login logged", ["logins", "login", "logged"]),
         ("login_userの修正", ["login", "user", "の修", "修正"]),
         ("로그인 함수", ["로그", "그인", "함수"]),
         ("锁", ["锁"]),
