@@ -9,6 +9,7 @@ from sqlalchemy import Engine, text
 
 from history import HistoryIndex
 from history.query import stem, terms
+from history.ranking import K1, idf, score_bound
 from history.store import migrations
 from history.store.sqlite import engine as sqlite_db
 from history.store.sqlite import fts, fts_search
@@ -226,3 +227,16 @@ def merge_options(engine: Engine) -> dict[str, int]:
     with engine.connect() as conn:
         rows = conn.execute(text("SELECT k, v FROM turns_fts_config WHERE k LIKE '%merge'"))
         return {str(k): int(v) for k, v in rows}
+
+
+def test_a_words_score_stays_below_the_bound_the_fast_path_prunes_by(tmp_path: Path) -> None:
+    """However often a turn holds a word, in the form typed, its score for that word stays below
+    `score_bound`, and above bm25's own bound: the bonus must be in the bound."""
+    opened = HistoryIndex.open(tmp_path / "history.db")
+    record(opened, "many", "zeppelin " * 2000)
+    for n in range(30):
+        record(opened, f"other{n}", f"unrelated turn {n}")
+    (hit,) = opened.search("zeppelin")
+    word_idf = idf(31, 1)
+    assert word_idf * (K1 + 1) < hit.score < score_bound(word_idf)
+    opened.close()

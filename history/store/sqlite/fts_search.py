@@ -4,11 +4,12 @@ every turn that holds a common word.
 FTS5's bm25() costs about a microsecond for each row it scores, so a naive query costs as much as
 the number of turns holding its commonest word. Here the matching turns are split by the rarest
 query word they hold, rarest first, and FTS5 ranks each part with every query word in the MATCH,
-so each score is the exhaustive ranking's own. A term's bm25 is below idf x (k1 + 1) whatever its
-frequency, so once the k-th best score found beats the sum of those ceilings over the words not
-yet visited, no turn left can enter the top k and the search stops: the common words are reached
-only when turns holding nothing else could still win. Once a search's work budget is spent, a part
-is ranked in its newest turns only (bench/RESULTS.md measures the overlap that costs).
+so each score is the exhaustive ranking's own. A term's score is below a bound whatever its
+frequency (ranking.score_bound), so once the k-th best score found beats the sum of those bounds
+over the words not yet visited, no turn left can enter the top k and the search stops: the
+common words are reached only when turns holding nothing else could still win. Once a search's
+work budget is spent, a part is ranked in its newest turns only (bench/RESULTS.md measures the
+overlap that costs).
 """
 
 from __future__ import annotations
@@ -22,13 +23,7 @@ from typing import Any
 from sqlalchemy import Connection, Dialect, Engine, select, text
 
 from history.query import fts_match, quote, stem
-from history.ranking import (
-    COLUMN_WEIGHTS,
-    EXACT_FORM_BONUS,
-    K1,
-    exact_form_bonus,
-    idf,
-)
+from history.ranking import COLUMN_WEIGHTS, exact_form_bonus, idf, score_bound
 from history.store.models import TURN_COLUMNS, Turn, UtcDateTime
 from history.store.sqlite import fts
 
@@ -139,8 +134,7 @@ class FtsSearch:
             # A cached count of 0 may be stale: such a term comes first, where FTS5 counts.
             ordered = sorted(terms, key=lambda term: frequency[term])
             term_idf = {term: idf(indexed, frequency[term]) for term in terms}
-            # A turn's score: bm25, plus the exact-form bonus its best k + TIE_MARGIN earn.
-            ceiling = [term_idf[term] * (K1 + 1 + EXACT_FORM_BONUS) for term in ordered]
+            ceiling = [score_bound(term_idf[term]) for term in ordered]
             best = _Best(k)
 
             def rank(held: Sequence[str], any_of: Sequence[str]) -> None:
@@ -165,6 +159,9 @@ class FtsSearch:
             rows = conn.execute(
                 select(Turn.id, *TURN_COLUMNS).where(Turn.id.in_([rowid for rowid, _ in ranked]))
             )
+            # A turn's score is its bm25 plus the exact-form bonus, which only the best k +
+            # TIE_MARGIN by bm25 are given: a turn further down would need a bonus larger than
+            # the gap (bench/RESULTS.md measures how often the top 5 then differs).
             scored: list[tuple[Any, float]] = [
                 (row[1:], best.scores[row.id] + _bonus(terms, row, term_idf)) for row in rows
             ]
