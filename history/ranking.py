@@ -30,6 +30,12 @@ def idf(rows: int, rows_with_term: int) -> float:
     return value if value > 0 else 1e-6
 
 
+def score_bound(term_idf: float) -> float:
+    """The most one query word can add to a turn's score, however often the turn holds it:
+    bm25's term score stays below idf x (k1 + 1), and the exact-form bonus adds its share."""
+    return term_idf * (K1 + 1 + EXACT_FORM_BONUS)
+
+
 def length_norm(length: int, average_length: float) -> float:
     """bm25's length normalisation of a row `length` tokens long."""
     return K1 * (1 - B + B * length / max(average_length, 1e-9))
