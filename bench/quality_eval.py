@@ -1,6 +1,7 @@
 """Every ranking variant named, on every development set, full and 4-word queries: one command.
 
     python -m bench.quality_eval VARIANT [VARIANT ...] [--sets a,b] [--out FILE]
+    python -m bench.quality_eval --compare BEFORE AFTER FILE [FILE ...]   # a before/after table
 
 VARIANT is `recall` (the project's search as checked out), the evaluator's own `weighted`, or a
 name in bench/quality_variants.py. Each set's index is built once per variant and searched with
@@ -54,10 +55,20 @@ def search_for(shared: ModuleType, name: str, data_dir: Path) -> Any:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("variants", nargs="+")
+    ap.add_argument("variants", nargs="+", help="variant names (with --compare: result files)")
     ap.add_argument("--sets", help="comma-separated (default: every set)")
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--compare", nargs=2, metavar=("BEFORE", "AFTER"))
     args = ap.parse_args(argv)
+    if args.compare:
+        found = [
+            json.loads(line)
+            for path in args.variants
+            for line in Path(path).read_text(encoding="utf-8").splitlines()
+            if line.startswith("{")
+        ]
+        print(compared(found, *args.compare))
+        return 0
     shared = evaluator()
     dirs = set_dirs()
     chosen = args.sets.split(",") if args.sets else list(dirs)
@@ -89,6 +100,24 @@ def table(rows: list[dict[str, Any]]) -> str:
     for (set_name, variant), by_length in cells.items():
         full, short = by_length.get("full", ""), by_length.get(str(SHORT_QUERY_WORDS), "")
         lines.append(f"| {set_name} | {variant} | {full} | {short} |")
+    return "\n".join(lines)
+
+
+def compared(rows: list[dict[str, Any]], before: str, after: str) -> str:
+    """Each set and query length: BEFORE's and AFTER's hit@1/5/10 and MRR, and the change."""
+    by = {(r["set"], str(r["words"]), r["method"]): r for r in rows}
+    lines = [
+        f"| set | queries | {before} h@1 / h@5 / h@10 / MRR | {after} | change (points) |",
+        "|---|---|---|---|---|",
+    ]
+    for set_name, words in dict.fromkeys((r["set"], str(r["words"])) for r in rows):
+        old, new = by.get((set_name, words, before)), by.get((set_name, words, after))
+        if old is None or new is None:
+            continue
+        cells = [" / ".join(f"{row[m]:.3f}" for m in METRICS) for row in (old, new)]
+        change = " / ".join(f"{100 * (new[m] - old[m]):+.1f}" for m in METRICS)
+        label = "full" if words == "full" else f"{words} words"
+        lines.append(f"| {set_name} | {label} | {cells[0]} | {cells[1]} | {change} |")
     return "\n".join(lines)
 
 
