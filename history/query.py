@@ -76,14 +76,20 @@ def words(text: str) -> list[str]:
 def holds_word(folded: str, word: str) -> bool:
     """True when the folded text holds `word` as one of its words (a CJK pair: anywhere in a run),
     as `words` would find it, without splitting the whole text."""
-    return _word_pattern(word).search(folded) is not None
-
-
-@lru_cache(maxsize=4_096)
-def _word_pattern(word: str) -> re.Pattern[str]:
     if _CJK_RUN.fullmatch(word):
-        return re.compile(re.escape(word))
-    return re.compile(f"(?<![^\\W_{_CJK}]){re.escape(word)}(?![^\\W_{_CJK}])")
+        return word in folded
+    start = folded.find(word)
+    while start != -1:
+        end = start + len(word)
+        if not (_in_word(folded, start - 1) or _in_word(folded, end)):
+            return True
+        start = folded.find(word, start + 1)
+    return False
+
+
+def _in_word(text: str, at: int) -> bool:
+    """Whether the character at `at` would continue a (non-CJK) word there."""
+    return 0 <= at < len(text) and text[at].isalnum() and not _CJK_RUN.match(text[at])
 
 
 @lru_cache(maxsize=65_536)
