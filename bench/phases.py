@@ -159,7 +159,7 @@ def recall_exhaustive(
     recall: HistoryIndex, terms: Sequence[str], project: str | None, k: int
 ) -> list[str]:
     """recall's scoring of every matching turn in its database: bm25 weighing asked, answered
-    and files 3, 1, 1 and the project tag column 0, plus the exact-form bonus (0.25 x idf for
+    and files 3, 1, 1 and the project tag column 0, plus the exact-form bonus (0.5 x idf for
     each query word held in the form typed). The top `k` turn ids. The bonus is bounded, so it
     is computed only for turns whose bm25 comes within that bound of the k-th best."""
     assert recall.engine is not None

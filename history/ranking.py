@@ -22,7 +22,7 @@ COLUMN_WEIGHTS: tuple[float, ...] = (3.0, 1.0, 1.0)
 # Added, times the word's idf, for each query word a turn holds in the form typed: of two turns
 # bm25 ties on a stem, the one that says "proactive" ranks above the one that says
 # "proactiveness" (bench/RESULTS.md measures the weight on every development set).
-EXACT_FORM_BONUS = 0.25
+EXACT_FORM_BONUS = 0.5
 
 
 def idf(rows: int, rows_with_term: int) -> float:
