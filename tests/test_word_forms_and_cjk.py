@@ -194,7 +194,7 @@ def fts_sql(engine: Engine) -> str:
         )
 
 
-def test_a_database_at_0005_gets_word_forms_and_cjk_on_upgrade(
+def test_a_database_at_0006_gets_word_forms_and_cjk_on_upgrade(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = tmp_path / "history.db"
@@ -204,7 +204,7 @@ def test_a_database_at_0005_gets_word_forms_and_cjk_on_upgrade(
     record(opened, "forms", "Proactiveness of the upkeep thread")
     opened.close()
     engine = sqlite_db.create_sqlite_engine(sqlite_db.database_url(path))
-    migrations.downgrade(engine, "0005_merge_off_the_record_path")
+    migrations.downgrade(engine, "0006_conversation_summaries")
     assert "tokenize='unicode61" in fts_sql(engine) and "content='turns'" in fts_sql(engine)
     assert index_agrees(engine)
     engine.dispose()

@@ -1,7 +1,7 @@
 """Everything that knows the FTS5 DDL of `turns_fts`: probe, create, drop, rebuild, optimize.
 
 `turns_fts` is an external-content FTS5 table over `turns(asked, answered, files)`; the triggers
-`turns_ai`, `turns_ad` and `turns_au` keep it in step with `turns`. Since revision 0006 it reads
+`turns_ai`, `turns_ad` and `turns_au` keep it in step with `turns`. Since revision 0007 it reads
 its text through `recall_index_text` (history.query.index_text, registered on every connection:
 CJK runs become their character pairs) and stems with Porter, and its content table is the view
 `turns_indexed`, which shows `turns` the same way. Migrations call these functions with their
@@ -58,7 +58,7 @@ def create_fts_statements(
 ) -> list[str]:
     """The DDL for the FTS table and its triggers, then (with `rebuild`) the index of the rows
     already there. Migrations pass the columns of their own revision, and `through` (the SQL
-    function the text columns are indexed through) None before revision 0006."""
+    function the text columns are indexed through) None before revision 0007."""
     cols = ", ".join(columns)
     content = CONTENT_VIEW if through else "turns"
     view = (
