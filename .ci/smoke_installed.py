@@ -12,13 +12,12 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import shutil
-import socket
 import subprocess
 import sys
 import tarfile
 import tempfile
-import time
 import urllib.request
 from pathlib import Path
 
@@ -55,39 +54,30 @@ def sdist_is_the_whole_source() -> None:
     print(f"ok  {sdist.name} holds alembic.ini, alembic/, the Makefile and the package")
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def serve_one_request() -> None:
-    port = free_port()
     server = subprocess.Popen(
-        [str(RECALL), "serve", "--port", str(port)],
+        [str(RECALL), "serve", "--port", "0"],
         env=ENV,
-        stdout=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
     )
-    url = f"http://127.0.0.1:{port}/api/code/history?q=health+endpoint"
+    assert server.stderr is not None
     try:
-        deadline = time.monotonic() + 20
-        while True:
-            assert server.poll() is None, server.communicate()
-            try:
-                with urllib.request.urlopen(url, timeout=2) as answer:
-                    found = json.load(answer)
-                break
-            except OSError:
-                assert time.monotonic() < deadline, "recall serve did not answer in 20 s"
-                time.sleep(0.1)
+        first = server.stderr.readline()  # ends when the server says where it listens, or dies
+        listening = re.search(r"listening on (http://127\.0\.0\.1:\d+) ", first)
+        assert listening, f"recall serve said {first!r}"
+        url = f"{listening[1]}/api/code/history?q=health+endpoint"
+        with urllib.request.urlopen(url, timeout=10) as answer:
+            found = json.load(answer)
         assert found["hits"] and "health endpoint" in found["hits"][0]["asked"], found
-        print(f"ok  recall serve: GET /api/code/history found {found['hits'][0]['turn_id']}")
+        print(f"ok  recall serve: {first.strip()}")
+        print(f"ok  GET /api/code/history found {found['hits'][0]['turn_id']}")
     finally:
         server.terminate()
         _, stderr = server.communicate(timeout=20)
     assert "Traceback" not in stderr, stderr
+    assert "GET /api/code/history?q 200" in stderr, stderr
 
 
 async def one_mcp_call() -> str:

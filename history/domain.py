@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Literal
 
 from history import paging
+
+# What recording a turn did: a turn_id not seen before, a different turn under a known one, or
+# the same turn again (left as it was).
+RecordOutcome = Literal["new", "updated", "unchanged"]
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,14 @@ from pathlib import Path
 from sqlalchemy import Engine
 
 from history import paging
-from history.domain import ConversationSummary, Hit, NewTurn, ProjectSummary, Turn
+from history.domain import (
+    ConversationSummary,
+    Hit,
+    NewTurn,
+    ProjectSummary,
+    RecordOutcome,
+    Turn,
+)
 from history.home import ensure_private_dir, resolve_home
 from history.prepare import MAX_DAYS, RecordCounts, TurnFields, prepare
 from history.query import terms
@@ -80,6 +87,37 @@ class HistoryIndex:
         Every text passes through `redact` first; if redaction itself fails nothing is written.
         Returns False, after logging the turn id (never its text), when the turn was not stored.
         """
+        stored = self.record_outcome(
+            turn_id=turn_id,
+            session_id=session_id,
+            project=project,
+            asked=asked,
+            answered=answered,
+            files=files,
+            edited=edited,
+            tools=tools,
+            tainted=tainted,
+            asked_at=asked_at,
+        )
+        return stored is not None
+
+    def record_outcome(
+        self,
+        *,
+        turn_id: str,
+        session_id: str,
+        project: str,
+        asked: str,
+        answered: str,
+        files: Sequence[str] = (),
+        edited: Sequence[str] = (),
+        tools: Sequence[str] = (),
+        tainted: bool = False,
+        asked_at: datetime | None = None,
+    ) -> RecordOutcome | None:
+        """`record`, saying what it did: "new", "updated" (it replaced a different turn with the
+        same `turn_id`) or "unchanged" (the same turn again, left as it was); None when the turn
+        was not stored (logged by turn id). Never raises."""
         try:
             turn = prepare(
                 turn_id,
@@ -95,13 +133,13 @@ class HistoryIndex:
                 self._ids,
             )
             with self._write_lock:
-                self._repository.upsert(turn)
+                counts = self._repository.upsert_many([turn])
                 self._purge(0)
         except Exception as exc:
             log.warning("turn %s not recorded: %s", self._shown_id(turn_id), type(exc).__name__)
-            return False
+            return None
         self._upkeep.wrote()
-        return True
+        return "new" if counts.new else "updated" if counts.updated else "unchanged"
 
     def record_many(
         self, turns: Iterable[TurnFields], include_forgotten: bool = False
@@ -186,6 +224,11 @@ class HistoryIndex:
             self._purge(removed)
         self._upkeep.wrote()
         return removed
+
+    def forgotten(self, session_ids: Iterable[str]) -> set[str]:
+        """Those of `session_ids` that were forgotten (and not brought back by an import)."""
+        stored = {self._ids.id(str(session_id)): session_id for session_id in session_ids}
+        return {stored[found] for found in self._repository.forgotten(list(stored))}
 
     def session_ids(self, project: str | None = None) -> list[str]:
         """The conversations recorded (in `project`, or in every project)."""

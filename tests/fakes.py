@@ -166,3 +166,6 @@ class BrokenTurnRepository(FakeTurnRepository):
 
     def upsert(self, turn: NewTurn) -> None:
         raise OSError("disk I/O error")
+
+    def upsert_many(self, turns: Sequence[NewTurn]) -> UpsertCounts:
+        raise OSError("disk I/O error")

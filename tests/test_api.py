@@ -48,7 +48,7 @@ def client(index: HistoryIndex) -> Iterator[TestClient]:
 def test_record_search_forget_round_trip(client: TestClient) -> None:
     when = datetime(2025, 3, 1, 9, 30, tzinfo=UTC)
     made = client.post(TURNS, json=turn("t1", asked_at=when.isoformat(), tainted=True))
-    assert (made.status_code, made.json()) == (201, {"ok": True, "turn_id": "t1"})
+    assert (made.status_code, made.json()) == (201, {"ok": True, "turn_id": "t1", "outcome": "new"})
 
     found = client.get(HISTORY, params={"q": "login function", "project": "/w/shop"})
     assert found.status_code == 200
@@ -62,10 +62,11 @@ def test_record_search_forget_round_trip(client: TestClient) -> None:
     assert hit["asked_excerpt"] == hit["asked"] and "argon2" in hit["answered_excerpt"]
 
     gone = client.delete("/api/code/sessions/conv-1")
-    assert (gone.status_code, gone.json()) == (200, {"ok": True, "forgotten": 1})
+    assert (gone.status_code, gone.json()) == (200, {"ok": True, "deleted": 1, "forgotten": 1})
     assert client.get(HISTORY, params={"q": "login"}).json()["hits"] == []
     again = client.delete("/api/code/sessions/conv-1")
-    assert (again.status_code, again.json()) == (404, {"ok": False, "forgotten": 0})
+    assert again.status_code == 404
+    assert again.json() == {"detail": "this conversation was already forgotten"}
 
 
 def test_excerpts_follow_the_tools_rule_on_long_turns(client: TestClient) -> None:
@@ -107,13 +108,13 @@ def test_forget_project_forgets_exactly_that_project(
         ("t4", "conv-3", "/w/blog"),
     ]:
         assert client.post(TURNS, json=turn(turn_id, session, project)).status_code == 201
-    gone = client.delete("/api/code/projects", params={"workspace": "/w/shop/"})
-    assert (gone.status_code, gone.json()) == (200, {"deleted": 2, "forgotten": 3})
+    gone = client.delete("/api/code/projects", params={"project": "/w/shop/"})
+    assert (gone.status_code, gone.json()) == (200, {"ok": True, "deleted": 2, "forgotten": 3})
     assert index.count("/w/shop") == 0 and index.count("/w/blog") == 1
     [hit] = client.get(HISTORY, params={"q": "login"}).json()["hits"]
     assert hit["turn_id"] == "t4"
-    empty = client.delete("/api/code/projects", params={"workspace": "/w/shop"})
-    assert empty.json() == {"deleted": 0, "forgotten": 0}
+    empty = client.delete("/api/code/projects", params={"project": "/w/shop"})
+    assert empty.status_code == 404 and "nothing is recorded" in empty.json()["detail"]
 
 
 def test_healthz(client: TestClient) -> None:
@@ -255,14 +256,14 @@ def test_hostile_query_strings_never_500(client: TestClient, query: bytes) -> No
 )
 def test_odd_session_ids_answer_json(client: TestClient, session: str, status: int) -> None:
     answer = client.delete(f"/api/code/sessions/{session}")
-    assert answer.status_code == status and answer.json()
+    assert answer.status_code == status and answer.json()["detail"]
 
 
 @pytest.mark.parametrize("session", ["aider/2025-03-01/1", "two\nlines", " ?#% 😀"])
 def test_any_recorded_session_id_can_be_forgotten(client: TestClient, session: str) -> None:
     assert client.post(TURNS, json=turn("t1", session=session)).status_code == 201
     gone = client.delete(f"/api/code/sessions/{quote(session)}")
-    assert (gone.status_code, gone.json()) == (200, {"ok": True, "forgotten": 1})
+    assert (gone.status_code, gone.json()) == (200, {"ok": True, "deleted": 1, "forgotten": 1})
 
 
 def test_a_turn_that_cannot_be_written_is_503_json() -> None:
@@ -316,8 +317,8 @@ def test_a_token_guards_every_endpoint_but_healthz(index: HistoryIndex) -> None:
     assert [client.request(m, u, json=p, headers=good).status_code for m, u, p in calls] == [
         201,
         200,
-        200,
-        200,
+        200,  # conv-1's turn
+        404,  # forgotten with conv-1: nothing left in /w/shop
     ]
     assert client.get("/healthz").status_code == 200
     with pytest.raises(ValueError, match="empty token"):
@@ -346,7 +347,8 @@ def test_the_router_mounts_in_a_host_app_with_its_limits() -> None:
 
 
 def test_openapi_describes_every_endpoint_and_its_errors(index: HistoryIndex) -> None:
-    schema = TestClient(create_app(index, token="s3cret")).get("/openapi.json").json()
+    guarded = TestClient(create_app(index, token="s3cret"))
+    schema = guarded.get("/openapi.json", headers={"Authorization": "Bearer s3cret"}).json()
     operations = {
         (method.upper(), path): op
         for path, item in schema["paths"].items()
@@ -369,8 +371,9 @@ def test_openapi_describes_every_endpoint_and_its_errors(index: HistoryIndex) ->
         assert ("401" in codes) == (path != "/healthz"), (method, path)
         for code, response in op["responses"].items():
             assert "$ref" in response["content"]["application/json"]["schema"], (path, code)
-    assert {"201", "413", "422"} <= set(operations["POST", TURNS]["responses"])
+    assert {"201", "413", "415", "422"} <= set(operations["POST", TURNS]["responses"])
     assert "404" in operations["DELETE", "/api/code/sessions/{session_id}"]["responses"]
+    assert "404" in operations["DELETE", "/api/code/projects"]["responses"]
 
 
 @pytest.mark.parametrize(
@@ -405,7 +408,7 @@ def test_serve_refuses_a_public_bind_before_opening_anything(
     def must_not_start(*args: object, **kwargs: object) -> None:
         raise AssertionError("the server started")
 
-    monkeypatch.setattr("history.api.serve.uvicorn.run", must_not_start)
+    monkeypatch.setattr("history.api.serve._Announcing.run", must_not_start)
     monkeypatch.delenv("RECALL_TOKEN", raising=False)
     home = tmp_path / "never-created"
     with pytest.raises(ValueError, match=r'refusing to serve on "0\.0\.0\.0"'):

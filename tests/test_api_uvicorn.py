@@ -72,7 +72,8 @@ def test_round_trip_over_http_then_a_clean_stop(
         assert client.post("/api/code/turns", json=turn).status_code == 201
         [hit] = client.get("/api/code/history", params={"q": "login"}).json()["hits"]
         assert hit["turn_id"] == "t1" and hit["edited"] == ["src/login.py"]
-        assert client.delete("/api/code/sessions/conv-1").json() == {"ok": True, "forgotten": 1}
+        gone = client.delete("/api/code/sessions/conv-1").json()
+        assert gone == {"ok": True, "deleted": 1, "forgotten": 1}
         assert client.get("/api/code/history", params={"q": "login"}).json()["hits"] == []
         assert client.delete("/api/code/sessions/conv-1").status_code == 404
         bad = client.post("/api/code/turns", content=b"{", headers={"content-type": "text/json"})

@@ -1,32 +1,31 @@
-"""The HTTP service: record, search and forget turns as JSON.
+"""The HTTP service: record, search and forget turns as JSON, and its docs, served offline.
 
 `create_app(index)` is the whole service; `router(index)` is the same endpoints for a host app to
-mount. A body is read at most `MAX_BODY_BYTES` deep before it is parsed; every index failure is a
-503 with a reason, never a 500; validation errors never echo the input back.
+mount. Every endpoint runs the checks of `limits.py` before FastAPI parses anything. Every error
+answers `{"detail": ...}`: a sentence, or for 422 a list of `{loc, msg, type}` that never echoes
+the input back. An unknown conversation or project is a 404 with a `detail` for both deletes.
 """
 
-import hmac
 import logging
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Sequence
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, FastAPI, HTTPException, Query, Request, Response
+from fastapi import APIRouter, Depends, FastAPI, HTTPException, Query, Request
 from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse
-from fastapi.routing import APIRoute
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from sqlalchemy.exc import SQLAlchemyError
+from fastapi.security import HTTPBearer
+from fastapi_offline import FastAPIOffline
 from starlette.convertors import PathConvertor, register_url_convertor
-from starlette.types import Message, Receive
 
 from history.api import views
+from history.api.access_log import AccessLog
+from history.api.auth import TokenGate
+from history.api.limits import NOT_JSON, TOO_LARGE, bounded_route
 from history.api.models import (
-    MAX_BODY_BYTES,
     ErrorOut,
-    ForgetProjectOut,
-    ForgetSessionOut,
+    ForgetOut,
     HealthOut,
     Id,
     RecordOut,
@@ -39,14 +38,15 @@ from history.index import HistoryIndex
 from history.prepare import MAX_DAYS
 from history.query import terms
 from history.tools.recall_history import MAX_K
+from history.version import package_version
 
 log = logging.getLogger(__name__)
 
 MAX_QUERY, MAX_ERRORS = 10_000, 20
 NO_WORDS = "the query has no word to search for (common words like 'the' are ignored)"
-TOO_LARGE = f"the body is over {MAX_BODY_BYTES} bytes"
-UNAVAILABLE = "the history could not be read or written right now; try again later"
-UNAUTHORIZED = "this service needs an `Authorization: Bearer <token>` header with its token"
+NOT_RECORDED = "nothing is recorded for this conversation"
+ALREADY_FORGOTTEN = "this conversation was already forgotten"
+NO_PROJECT = "nothing is recorded for this project (or it was already forgotten)"
 Responses = dict[int | str, dict[str, Any]]
 
 
@@ -63,78 +63,19 @@ def _error(description: str) -> dict[str, Any]:
     return {"model": ErrorOut, "description": description}
 
 
-class _BoundedRoute(APIRoute):
-    """Reads the body before FastAPI parses it: 413 once Content-Length or the bytes actually
-    streamed pass `MAX_BODY_BYTES`, 422 for a body that is not UTF-8; an index that cannot be
-    read or written is a 503 with a reason (logged by exception type, never with turn text)."""
-
-    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
-        handle = super().get_route_handler()
-
-        async def bounded(request: Request) -> Response:
-            # Eight digits are enough to tell: a longer number is over the limit too.
-            declared = request.headers.get("content-length", "").lstrip("0")
-            if declared.isascii() and declared.isdigit() and int(declared[:8]) > MAX_BODY_BYTES:
-                raise HTTPException(413, TOO_LARGE)
-            received = bytearray()
-            async for chunk in request.stream():
-                received += chunk
-                if len(received) > MAX_BODY_BYTES:
-                    raise HTTPException(413, TOO_LARGE)
-            body = bytes(received)
-            try:
-                body.decode("utf-8")
-            except UnicodeDecodeError:
-                error = {"type": "json_invalid", "loc": ("body",), "msg": "the body is not UTF-8"}
-                raise RequestValidationError([error]) from None
-            try:
-                return await handle(Request(request.scope, _replay(body, request.receive)))
-            except (SQLAlchemyError, OSError) as exc:
-                log.warning("%s %s failed: %s", request.method, self.path, type(exc).__name__)
-                raise HTTPException(503, UNAVAILABLE) from exc
-
-        return bounded
-
-
-def _replay(body: bytes, receive: Receive) -> Receive:
-    sent = False
-
-    async def replay() -> Message:
-        nonlocal sent
-        if sent:
-            return await receive()  # a disconnect, from here on
-        sent = True
-        return {"type": "http.request", "body": body, "more_body": False}
-
-    return replay
-
-
-def _guard(token: str) -> Callable[[HTTPAuthorizationCredentials | None], None]:
-    expected = token.encode("utf-8")
-
-    def check(
-        credentials: Annotated[
-            HTTPAuthorizationCredentials | None, Depends(HTTPBearer(auto_error=False))
-        ],
-    ) -> None:
-        given = credentials.credentials.encode("latin-1", "replace") if credentials else b""
-        if not hmac.compare_digest(given, expected):
-            raise HTTPException(401, UNAUTHORIZED, headers={"WWW-Authenticate": "Bearer"})
-
-    return check
-
-
 def router(index: HistoryIndex, token: str | None = None) -> APIRouter:
     """The endpoints, for a host app's `include_router`. With `token`, all but `/healthz`
-    require `Authorization: Bearer <token>`. A host that does not want FastAPI's 422 bodies to
-    echo the input installs `validation_error_handler` for `RequestValidationError`."""
+    require `Authorization: Bearer <token>`, checked before the body is read. A host that does
+    not want FastAPI's 422 bodies to echo the input installs `validation_error_handler` for
+    `RequestValidationError`."""
     if token is not None and not token:
         raise ValueError("an empty token guards nothing: pass None or a secret")
     down: Responses = {503: _error("the index could not be read or written")}
-    api = APIRouter(route_class=_BoundedRoute, responses=down)
+    api = APIRouter(route_class=bounded_route(None), responses=down)
     guarded = APIRouter(
-        route_class=_BoundedRoute,
-        dependencies=[Depends(_guard(token))] if token else [],
+        route_class=bounded_route(token),
+        # Checked by the route class; declared here so the schema shows the bearer scheme.
+        dependencies=[Depends(HTTPBearer(auto_error=False))] if token else [],
         responses={401: _error("missing or wrong bearer token")} if token else {},
     )
 
@@ -142,13 +83,14 @@ def router(index: HistoryIndex, token: str | None = None) -> APIRouter:
         "/api/code/turns",
         status_code=201,
         response_model=RecordOut,
-        responses={413: _error(TOO_LARGE)},
+        responses={413: _error(TOO_LARGE), 415: _error(NOT_JSON)},
         summary="Record a finished turn (replacing one with the same turn_id)",
     )
     def record(turn: TurnIn) -> RecordOut:
-        if not index.record(**turn.model_dump()):
+        outcome = index.record_outcome(**turn.model_dump())
+        if outcome is None:
             raise HTTPException(503, "the turn could not be written (logged by turn id); go on")
-        return RecordOut(ok=True, turn_id=turn.turn_id)
+        return RecordOut(ok=True, turn_id=turn.turn_id, outcome=outcome)
 
     @guarded.get("/api/code/history", response_model=SearchOut, summary="Search, best first")
     def search(
@@ -164,29 +106,40 @@ def router(index: HistoryIndex, token: str | None = None) -> APIRouter:
 
     @guarded.delete(
         "/api/code/sessions/{session_id:recall_id}",
-        response_model=ForgetSessionOut,
-        responses={404: {"model": ForgetSessionOut, "description": "nothing recorded for it"}},
+        response_model=ForgetOut,
+        responses={404: _error("nothing recorded for it, or already forgotten")},
         summary="Forget every turn of one conversation",
     )
-    def forget_session(session_id: Annotated[Id, PathParam()], out: Response) -> ForgetSessionOut:
-        forgotten = index.forget_session(session_id)
-        out.status_code = 200 if forgotten else 404
-        return ForgetSessionOut(ok=bool(forgotten), forgotten=forgotten)
+    def forget_session(session_id: Annotated[Id, PathParam()]) -> ForgetOut:
+        already = bool(index.forgotten([session_id]))
+        forgotten = index.forget_session(session_id)  # even at 0: a tombstone against imports
+        if not forgotten:
+            raise HTTPException(404, ALREADY_FORGOTTEN if already else NOT_RECORDED)
+        return ForgetOut(ok=True, deleted=1, forgotten=forgotten)
 
     @guarded.delete(
-        "/api/code/projects", response_model=ForgetProjectOut, summary="Forget a project's turns"
+        "/api/code/projects",
+        response_model=ForgetOut,
+        responses={404: _error("nothing recorded for it, or already forgotten")},
+        summary="Forget every conversation of a project",
     )
     def forget_project(
-        workspace: Annotated[Workspace, Query(description="absolute workspace path")],
-    ) -> ForgetProjectOut:
-        sessions = len(index.session_ids(workspace))
-        return ForgetProjectOut(deleted=sessions, forgotten=index.forget_project(workspace))
+        project: Annotated[
+            Workspace,
+            Query(description="absolute workspace path (its former name `workspace` still works)"),
+        ],
+    ) -> ForgetOut:
+        sessions = len(index.session_ids(project))
+        forgotten = index.forget_project(project)
+        if not forgotten:
+            raise HTTPException(404, NO_PROJECT)
+        return ForgetOut(ok=True, deleted=sessions, forgotten=forgotten)
 
     @api.get("/healthz", response_model=HealthOut, summary="Liveness, backend and size")
     def healthz() -> HealthOut:
         return HealthOut(ok=True, full_text=index.full_text, turns=index.count())
 
-    guarded.include_router(views.router(index, _BoundedRoute))
+    guarded.include_router(views.router(index, bounded_route(token)))
     api.include_router(guarded, responses=down)
     return api
 
@@ -210,16 +163,28 @@ async def validation_error_handler(request: Request, exc: Exception) -> JSONResp
 def create_app(
     index: HistoryIndex, token: str | None = None, cors_origins: Sequence[str] = ()
 ) -> FastAPI:
-    """The service over `index`. No CORS unless `cors_origins` names the allowed origins."""
-    app = FastAPI(title="recall-history", version="1", summary="Search and forget agent turns.")
+    """The service over `index`, with its docs at /docs and /redoc (their assets served from
+    here: no page refers to another address). With `token`, everything but `/healthz` needs it,
+    the docs and the schema included. No CORS unless `cors_origins` names the allowed origins."""
+    if token is not None and not token:
+        raise ValueError("an empty token guards nothing: pass None or a secret")
+    app = FastAPIOffline(
+        title="recall-history",
+        version=package_version(),
+        summary="Search and forget agent turns.",
+        swagger_ui_parameters={"validatorUrl": None},  # no badge fetched from swagger.io
+    )
     app.include_router(router(index, token))
     app.add_exception_handler(RequestValidationError, validation_error_handler)
+    if token:
+        app.add_middleware(TokenGate, token=token)
     origins = [cors_origins] if isinstance(cors_origins, str) else list(cors_origins)
-    if origins:
+    if origins:  # outside the gate: a browser's preflight carries no token
         app.add_middleware(
             CORSMiddleware,
             allow_origins=origins,
             allow_methods=["GET", "POST", "DELETE"],
             allow_headers=["Authorization", "Content-Type"],
         )
+    app.add_middleware(AccessLog)
     return app

@@ -11,7 +11,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StrictBool
 
-from history.domain import Hit
+from history.domain import Hit, RecordOutcome
 from history.prepare import MAX_PATHS
 from history.query import excerpt
 from history.tools.text import ANSWERED_MAX, ASKED_MAX
@@ -82,6 +82,11 @@ class TurnIn(BaseModel):
 class RecordOut(BaseModel):
     ok: bool
     turn_id: str
+    outcome: RecordOutcome = Field(
+        description="new: a turn_id not seen before; updated: it replaced a different turn "
+        "with this turn_id (a turn sent without asked_at is stamped now, so sending it again "
+        "updates it); unchanged: the same turn again, left as it was"
+    )
 
 
 class TurnOut(BaseModel):
@@ -119,12 +124,10 @@ class SearchOut(BaseModel):
     message: str | None = Field(None, description="why there are no hits, when there are none")
 
 
-class ForgetSessionOut(BaseModel):
+class ForgetOut(BaseModel):
+    """What a delete forgot (an unknown conversation or project is a 404 instead)."""
+
     ok: bool
-    forgotten: int
-
-
-class ForgetProjectOut(BaseModel):
     deleted: int = Field(description="conversations forgotten")
     forgotten: int = Field(description="turns forgotten")
 

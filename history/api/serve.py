@@ -7,15 +7,21 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import logging
 import os
+import socket
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 import uvicorn
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from history.api.app import create_app
+from history.api.connections import with_read_deadline
+from history.home import database_path
 from history.index import HistoryIndex, history_for
+from history.serve_settings import KEEP_ALIVE_SECONDS, LOG_LEVELS, REQUEST_READ_SECONDS
 
 
 def is_loopback(host: str) -> bool:
@@ -59,23 +65,75 @@ def _closing_on_shutdown(app: ASGIApp, index: HistoryIndex) -> ASGIApp:
     return wrapped
 
 
+class _Announcing(uvicorn.Server):
+    """uvicorn's server, saying once it listens where it is and what it serves."""
+
+    def __init__(self, config: uvicorn.Config, serving: str) -> None:
+        super().__init__(config)
+        self.serving = serving
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        for server in self.servers:
+            for listening in server.sockets:
+                host, port = listening.getsockname()[:2]
+                address = f"[{host}]" if ":" in host else host
+                # Whatever the log level: where it listens is the first thing a person needs.
+                print(
+                    f"recall serve: listening on http://{address}:{port} ({self.serving})",
+                    file=sys.stderr,
+                    flush=True,
+                )
+
+
+def what_is_served(database: Path, full_text: bool, guarded: bool) -> str:
+    backend = "FTS5 full text" if full_text else "LIKE search (no FTS5 in this SQLite)"
+    token = "every request but /healthz needs the token" if guarded else "no token"
+    return f"{database}, {backend}; {token}"
+
+
 def serve(
-    home: str | None, host: str = "127.0.0.1", port: int = 8765, token: str | None = None
+    home: str | None,
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    token: str | None = None,
+    log_level: str = "info",
+    read_timeout: float = REQUEST_READ_SECONDS,
+    keep_alive: int = KEEP_ALIVE_SECONDS,
 ) -> None:
     """Serve the index of `home` until Ctrl-C or SIGTERM. `token` defaults to `$RECALL_TOKEN`.
 
     Raises ValueError, before opening anything, for a non-loopback `host` without a token.
-    uvicorn's access log stays off: search URLs carry what people searched for.
+    Logs on stderr a start-up line and, at `info`, one line per request (never a query value).
+    A request must arrive whole within `read_timeout` seconds; an idle connection between
+    requests closes after `keep_alive` seconds.
     """
     if token is None:
         token = os.environ.get("RECALL_TOKEN") or None
     elif not token:
         raise ValueError("the token is empty; pass a secret or leave it unset")
     check_bind(host, port, token)
+    if log_level not in LOG_LEVELS:
+        raise ValueError(f"log level {log_level!r} is not one of {', '.join(LOG_LEVELS)}")
+    # Our own lines at the level asked for; other libraries' only from a warning up.
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(asctime)s %(message)s")
+    logging.getLogger("history").setLevel(log_level.upper())
     index = history_for(home)
     try:
         app = _closing_on_shutdown(create_app(index, token=token), index)
-        uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+        config = uvicorn.Config(
+            app,
+            host=host,
+            port=port,
+            http=with_read_deadline(read_timeout),
+            timeout_keep_alive=keep_alive,
+            # uvicorn's own lines stay quiet below a warning: the access log here never shows
+            # a query, and the start-up line says more than uvicorn's.
+            log_level="debug" if log_level == "debug" else "warning",
+            access_log=False,
+        )
+        serving = what_is_served(database_path(home), index.full_text, token is not None)
+        _Announcing(config, serving).run()
     except KeyboardInterrupt:  # uvicorn re-raises Ctrl-C after its graceful shutdown
         pass
     finally:
@@ -89,9 +147,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--home", help="history home (default $RECALL_HOME or ~/.recall)")
     parser.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8765, help="port (default 8765)")
+    parser.add_argument("--log-level", choices=LOG_LEVELS, default="info")
     args = parser.parse_args(argv)
     try:
-        serve(args.home, host=args.host, port=args.port)
+        serve(args.home, host=args.host, port=args.port, log_level=args.log_level)
     except ValueError as refused:
         print(f"history.api.serve: {refused}", file=sys.stderr)
         return 2

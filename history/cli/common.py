@@ -26,6 +26,26 @@ def positive(text: str) -> int:
     return value
 
 
+def port_number(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= value <= 65_535:
+        raise argparse.ArgumentTypeError(f"{value} is not a TCP port (0 to 65535)")
+    return value
+
+
+def seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value <= 3_600:
+        raise argparse.ArgumentTypeError(f"{text} is not between 0 and 3600 seconds")
+    return value
+
+
 def top_k(text: str) -> int:
     value = positive(text)
     if value > MAX_K:

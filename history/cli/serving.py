@@ -5,14 +5,22 @@ from __future__ import annotations
 import argparse
 import sys
 
-from history.cli.common import OK, USAGE, Commands, positive
+from history.cli.common import OK, USAGE, Commands, port_number, positive, seconds
+from history.serve_settings import KEEP_ALIVE_SECONDS, LOG_LEVELS, REQUEST_READ_SECONDS
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from history.api.serve import serve
 
     try:
-        serve(args.home, host=args.host, port=args.port)
+        serve(
+            args.home,
+            host=args.host,
+            port=args.port,
+            log_level=args.log_level,
+            read_timeout=args.read_timeout,
+            keep_alive=args.keep_alive,
+        )
     except ValueError as refused:
         print(f"recall serve: {refused}", file=sys.stderr)
         return USAGE
@@ -33,7 +41,28 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:
         default="127.0.0.1",
         help="address (default 127.0.0.1; any other needs RECALL_TOKEN)",
     )
-    serve.add_argument("--port", type=positive, default=8765, help="port (default 8765)")
+    serve.add_argument(
+        "--port", type=port_number, default=8765, help="port (default 8765; 0: any free one)"
+    )
+    serve.add_argument(
+        "--log-level",
+        choices=LOG_LEVELS,
+        default="info",
+        help="info (default): a start-up line and one line per request, never a query's "
+        "words; warning: problems only",
+    )
+    serve.add_argument(
+        "--read-timeout",
+        type=seconds,
+        default=REQUEST_READ_SECONDS,
+        help=f"seconds a request may take to arrive whole (default {REQUEST_READ_SECONDS:g})",
+    )
+    serve.add_argument(
+        "--keep-alive",
+        type=positive,
+        default=KEEP_ALIVE_SECONDS,
+        help=f"seconds an idle connection stays open (default {KEEP_ALIVE_SECONDS})",
+    )
     serve.set_defaults(run=cmd_serve)
 
     mcp = commands.add_parser(
