@@ -3,7 +3,6 @@ went, exit code 3; Ctrl-C is exit 130."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import pty
 import select
@@ -105,24 +104,19 @@ def test_ctrl_c_at_a_question_is_exit_130_without_a_traceback(tmp_path: Path) ->
     )
     os.close(follower)
     try:
-        asked, deadline = b"", time.monotonic() + 30
-        while b"[y/N]" not in asked:
-            assert time.monotonic() < deadline, asked
-            if select.select([leader], [], [], 0.5)[0]:
-                asked += os.read(leader, 1024)
+        asked = read_for(leader, 30, until=b"[y/N]")
+        assert b"[y/N]" in asked, asked
         # A signal that lands between the prompt and the read it waits in goes unnoticed until
-        # the next one (as a person pressing Ctrl-C again would see): send it until it ends.
+        # the next one (as a person pressing Ctrl-C again would see): send it until it is
+        # answered, and no more (one more during the exit would be Python's default: a kill).
+        said = asked
         for _ in range(30):
             process.send_signal(signal.SIGINT)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                process.wait(timeout=1)
+            said += read_for(leader, 1.0, until=b"interrupted")
+            if b"interrupted" in said:
                 break
-        said = asked
-        while select.select([leader], [], [], 0.5)[0]:
-            try:
-                said += os.read(leader, 1024)
-            except OSError:  # the other end is closed: all was read
-                break
+        process.wait(timeout=30)
+        said += read_for(leader, 0.5)
     finally:
         os.close(leader)
         if process.poll() is None:
@@ -130,6 +124,19 @@ def test_ctrl_c_at_a_question_is_exit_130_without_a_traceback(tmp_path: Path) ->
     assert process.returncode == 130
     assert said.decode().splitlines()[-1] == "recall forget: interrupted"
     assert b"Traceback" not in said
+
+
+def read_for(terminal: int, seconds: float, until: bytes | None = None) -> bytes:
+    """What the program wrote on its terminal within `seconds` (sooner once `until` is seen)."""
+    got, deadline = b"", time.monotonic() + seconds
+    while (left := deadline - time.monotonic()) > 0 and not (until and until in got):
+        if not select.select([terminal], [], [], left)[0]:
+            break
+        try:
+            got += os.read(terminal, 1024)
+        except OSError:  # the other end is closed: all was read
+            break
+    return got
 
 
 def test_end_of_input_at_the_question_forgets_nothing(tmp_path: Path) -> None:
@@ -146,12 +153,7 @@ def test_end_of_input_at_the_question_forgets_nothing(tmp_path: Path) -> None:
     try:
         os.write(leader, b"\x04")  # Ctrl-D: the terminal's end of input
         process.wait(timeout=30)
-        said = b""
-        while select.select([leader], [], [], 0.5)[0]:
-            try:
-                said += os.read(leader, 1024)
-            except OSError:
-                break
+        said = read_for(leader, 0.5)
     finally:
         os.close(leader)
     assert process.returncode == 1, said
