@@ -1,24 +1,37 @@
-"""Alembic environment: the only place the schema of the history index is made or changed."""
+"""Alembic environment: the only place the schema of the history index is made or changed.
+
+One tree of revisions for SQLite and PostgreSQL: a revision whose work differs by dialect
+branches on it inside. On PostgreSQL the migration holds an advisory lock for its transaction,
+so two processes migrating one database at once take turns: the second finds it at head.
+"""
 
 from __future__ import annotations
 
 from alembic import context
-from sqlalchemy import Connection
+from sqlalchemy import Connection, Engine
 
 from history.home import database_path
 from history.store.models import Base
+from history.store.postgres import engine as pg_engine
+from history.store.postgres import schema as pg_schema
 from history.store.sqlite.engine import create_sqlite_engine, database_url, writer
 from history.store.sqlite.fts import FTS_TABLE
 
 config = context.config
 target_metadata = Base.metadata
+# pg_advisory_xact_lock's key: any fixed number; these are the bytes of "recall-h".
+MIGRATION_LOCK = 0x726563616C6C2D68
 
 
 def include_name(name: str | None, type_: str, parent_names: object) -> bool:
-    # FTS5 keeps its index in shadow tables (turns_fts_data, _idx, _docsize, _config): not ours to
-    # compare. Alembic's own bookkeeping is excluded for the same reason.
+    # FTS5 keeps its index in shadow tables (turns_fts_data, _idx, _docsize, _config), and
+    # PostgreSQL's index is a column the database computes: neither is the model's to compare.
     if type_ == "table" and name is not None:
         return not name.startswith(FTS_TABLE)
+    if type_ == "column":
+        return name != pg_schema.VECTOR_COLUMN
+    if type_ == "index":
+        return name != pg_schema.VECTOR_INDEX
     return True
 
 
@@ -28,10 +41,12 @@ def _url() -> str:
 
 
 def do_run_migrations(connection: Connection) -> None:
+    if connection.dialect.name == "postgresql":
+        connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK})")
     context.configure(
         connection=connection,
         target_metadata=target_metadata,
-        render_as_batch=True,
+        render_as_batch=connection.dialect.name == "sqlite",
         include_name=include_name,
         compare_type=True,
         compare_server_default=True,
@@ -40,12 +55,18 @@ def do_run_migrations(connection: Connection) -> None:
         context.run_migrations()
 
 
+def _engine(url: str) -> Engine:
+    if pg_engine.is_postgres_url(url):
+        return pg_engine.create_postgres_engine(url)
+    return create_sqlite_engine(url)
+
+
 def run_migrations_online() -> None:
     given = config.attributes.get("connection")
     if given is not None:
         do_run_migrations(given)
         return
-    engine = create_sqlite_engine(_url())
+    engine = _engine(_url())
     try:
         with writer(engine).begin() as connection:
             do_run_migrations(connection)
@@ -54,10 +75,11 @@ def run_migrations_online() -> None:
 
 
 def run_migrations_offline() -> None:
+    url = _url()
     context.configure(
-        url=_url(),
+        url=pg_engine.normalized_url(url) if pg_engine.is_postgres_url(url) else url,
         target_metadata=target_metadata,
-        render_as_batch=True,
+        render_as_batch=not pg_engine.is_postgres_url(url),
         literal_binds=True,
         include_name=include_name,
     )

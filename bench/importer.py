@@ -2,7 +2,9 @@
 so that its peak RSS is the import's own (the baseline's process never loads the project).
 Prints JSON lines; leaves the database behind for `bench.run` to measure further.
 
-    python -m bench.importer recall|baseline SIZE --db PATH [--end ISO] [--seed N] [--batch N]
+    python -m bench.importer recall|baseline SIZE --db PATH|URL [--end ISO] [--seed N] [--batch N]
+
+`--db` may be a PostgreSQL URL (`postgresql+psycopg://user@host/db`) for the project's index.
 
 The clock covers the writes only (`record_many` per batch, then the index upkeep they left,
 `tidy()`; the baseline's `executemany` per batch inside one transaction, plus its COMMIT); making
@@ -28,7 +30,7 @@ if TYPE_CHECKING:
 
 
 def run_import(
-    impl: str, size: int, db: Path, seed: int, end: datetime, batch: int, driver: str
+    impl: str, size: int, db: str, seed: int, end: datetime, batch: int, driver: str
 ) -> None:
     out = Emitter(size)
     projects(seed), word_weights()  # build the world before the clock starts
@@ -40,7 +42,7 @@ def run_import(
         from history import HistoryIndex
 
         recall = HistoryIndex.open(db)
-    baseline = Baseline(db, driver) if impl == BASELINE else None
+    baseline = Baseline(Path(db), driver) if impl == BASELINE else None
     out.emit("rss_after_open", impl, peak_rss_mb(), "MB")  # libraries loaded, nothing written
     if baseline is not None:
         baseline.begin()
@@ -79,7 +81,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.importer", description=__doc__)
     parser.add_argument("impl", choices=(RECALL, BASELINE))
     parser.add_argument("size", type=int)
-    parser.add_argument("--db", type=Path, required=True)
+    parser.add_argument("--db", required=True, help="a file path, or a PostgreSQL URL")
     parser.add_argument("--end", type=datetime.fromisoformat, default=default_end())
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--batch", type=int, default=1000)

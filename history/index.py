@@ -23,11 +23,10 @@ from history.domain import (
 from history.home import ensure_private_dir, resolve_home
 from history.prepare import MAX_DAYS, RecordCounts, TurnFields, prepare
 from history.query import terms
-from history.redaction.ids import IdMask, id_key_path
+from history.redaction.ids import IdMask
+from history.store import backends
 from history.store.repository import TurnRepository
 from history.store.sqlite import engine as sqlite_db
-from history.store.sqlite.opening import open_database
-from history.store.sqlite.repository import SqliteTurnRepository
 from history.upkeep import Upkeep
 
 log = logging.getLogger(__name__)
@@ -43,8 +42,10 @@ class HistoryIndex:
         full_text: bool,
         engine: Engine | None = None,
         ids: IdMask | None = None,
+        backend: str = "sqlite",
     ) -> None:
         self._repository = repository
+        self.backend = backend
         self._engine = engine
         # Every id and project that comes in is masked the way it was when it was stored.
         self._ids = ids or IdMask()
@@ -58,15 +59,14 @@ class HistoryIndex:
     def open(
         cls, target: str | os.PathLike[str], busy_timeout_ms: int = sqlite_db.BUSY_TIMEOUT_MS
     ) -> HistoryIndex:
-        """Open (creating and migrating to head) the index at a path or SQLAlchemy URL.
+        """Open (creating and migrating to head) the index at a path or SQLAlchemy URL: a file
+        path or `sqlite:///...` is the embedded SQLite file, `postgresql+psycopg://user@host/db`
+        a PostgreSQL database.
 
         `busy_timeout_ms` bounds how long a write waits for another writer's lock."""
-        url = sqlite_db.database_url(target)
-        opened = open_database(url, busy_timeout_ms)
-        repository = SqliteTurnRepository(opened.engine, opened.full_text, opened.secure_delete)
-        path = sqlite_db.sqlite_path(url)
-        ids = IdMask(id_key_path(path) if path is not None else None)
-        return cls(repository, opened.full_text, opened.engine, ids)
+        opened = backends.open_store(target, busy_timeout_ms)
+        ids = IdMask(opened.id_key_file)
+        return cls(opened.repository, opened.full_text, opened.engine, ids, opened.backend)
 
     def record(
         self,
@@ -283,8 +283,10 @@ class HistoryIndex:
     def _upkeep_step(self, pages: int) -> bool:
         """Merge some of the full-text index or, with nothing left to merge, checkpoint. The
         merge waits for this process's writes (a forget may hold the lock for seconds); the
-        checkpoint lets them run."""
+        checkpoint lets them run. A scrub a reader held back is tried again first."""
         with self._write_lock:
+            if self.purge_pending:
+                self._purge(0)
             if self._repository.merge(pages):
                 return True
         self._repository.checkpoint()
@@ -348,17 +350,24 @@ def _since(days: int | None) -> datetime | None:
     return datetime.now(UTC) - timedelta(days=days)
 
 
-_indexes: dict[Path, HistoryIndex] = {}
+_indexes: dict[Path | str, HistoryIndex] = {}
 _indexes_lock = threading.Lock()
 
 
-def history_for(home: str | os.PathLike[str] | None = None) -> HistoryIndex:
-    """The one index of a home (`<home>/history.db`) in this process, created on first use."""
-    resolved = resolve_home(home)
+def history_for(
+    home: str | os.PathLike[str] | None = None, database_url: str | None = None
+) -> HistoryIndex:
+    """The one index of a home (`<home>/history.db`) in this process, created on first use;
+    with `database_url` (or `$RECALL_DATABASE_URL`), the one index of that database instead."""
+    url = backends.configured_url(database_url)
+    key: Path | str = url if url is not None else resolve_home(home)
     with _indexes_lock:
-        index = _indexes.get(resolved)
+        index = _indexes.get(key)
         if index is None or index.closed:
-            ensure_private_dir(resolved)
-            index = HistoryIndex.open(resolved / "history.db")
-            _indexes[resolved] = index
+            if isinstance(key, Path):
+                ensure_private_dir(key)
+                index = HistoryIndex.open(key / "history.db")
+            else:
+                index = HistoryIndex.open(key)
+            _indexes[key] = index
         return index

@@ -63,10 +63,12 @@ def build_server(tools: Sequence[AgentTool]) -> MCPServer[Any]:
     )
 
 
-def main(project: str | None = None, home: str | None = None) -> None:
+def main(
+    project: str | None = None, home: str | None = None, database_url: str | None = None
+) -> None:
     """Serve recall_history and recall_turn on stdio over `<home>/history.db` ($RECALL_HOME or
-    ~/.recall)."""
-    index = history_for(home)
+    ~/.recall), or over the PostgreSQL database at `database_url` ($RECALL_DATABASE_URL)."""
+    index = history_for(home, database_url)
     here = project or os.getcwd()
     try:
         build_server([RecallHistoryTool(index, here), RecallTurnTool(index, here)]).run("stdio")
@@ -81,9 +83,10 @@ def _parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--project", help="workspace path (default: the current directory)")
     parser.add_argument("--home", help="index home (default: $RECALL_HOME or ~/.recall)")
+    parser.add_argument("--database-url", help="a PostgreSQL URL (default $RECALL_DATABASE_URL)")
     return parser.parse_args(argv)
 
 
 if __name__ == "__main__":
     arguments = _parse()
-    main(arguments.project, arguments.home)
+    main(arguments.project, arguments.home, arguments.database_url)

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, settings
 
 from history import HistoryIndex
 from history.store.sqlite import fts
+from tests import postgres
 
 settings.register_profile(
     "ci",
@@ -23,9 +24,56 @@ settings.register_profile("dev", max_examples=60, deadline=None)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 
+BACKENDS = ("sqlite", "postgresql")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "both_backends: the module's `index` tests run on SQLite and on PostgreSQL"
+    )
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "backend" in metafunc.fixturenames and metafunc.definition.get_closest_marker(
+        "both_backends"
+    ):
+        metafunc.parametrize("backend", BACKENDS, indirect=True)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    postgres.drop_databases()
+
+
 @pytest.fixture
-def index(tmp_path: Path) -> Iterator[HistoryIndex]:
-    opened = HistoryIndex.open(tmp_path / "history.db")
+def backend(request: pytest.FixtureRequest) -> str:
+    """`sqlite`, or `postgresql` in modules marked both_backends (their second run)."""
+    return str(getattr(request, "param", "sqlite"))
+
+
+@pytest.fixture
+def database_url(backend: str, tmp_path: Path) -> str:
+    """Where a test's index lives: a file under tmp_path, or an emptied PostgreSQL database."""
+    if backend == "postgresql":
+        postgres.require_server()
+        return postgres.emptied_url()
+    return str(tmp_path / "history.db")
+
+
+@pytest.fixture
+def postgres_url() -> str:
+    postgres.require_server()
+    return postgres.emptied_url()
+
+
+@pytest.fixture
+def fresh_postgres_url() -> Iterator[str]:
+    postgres.require_server()
+    yield from postgres.fresh_url()
+
+
+@pytest.fixture
+def index(database_url: str) -> Iterator[HistoryIndex]:
+    opened = HistoryIndex.open(database_url)
     yield opened
     opened.close()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -27,6 +28,22 @@ def add(index: HistoryIndex, turn_id: str, **fields: object) -> None:
     }
     turn.update(fields)
     assert index.record(turn_id=turn_id, **turn)  # type: ignore[arg-type]
+
+
+@pytest.fixture(params=["fts5", "like", "postgresql"])
+def any_index(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[HistoryIndex]:
+    """conftest's any_index, and PostgreSQL: this module's promises hold on every backend."""
+    if request.param == "like":
+        monkeypatch.setattr(fts, "fts5_available", lambda conn: False)
+    if request.param == "postgresql":
+        opened = HistoryIndex.open(request.getfixturevalue("postgres_url"))
+    else:
+        opened = HistoryIndex.open(tmp_path / "history.db")
+    assert opened.full_text is (request.param != "like")
+    yield opened
+    opened.close()
 
 
 def ids(hits: list) -> list[str]:  # type: ignore[type-arg]

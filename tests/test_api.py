@@ -21,6 +21,8 @@ from history.api.models import MAX_BODY_BYTES
 from history.api.serve import check_bind, is_loopback, serve
 from tests.fakes import BrokenTurnRepository, FakeTurnRepository
 
+pytestmark = pytest.mark.both_backends
+
 TURNS = "/api/code/turns"
 HISTORY = "/api/code/history"
 

@@ -16,6 +16,8 @@ from history.tools.recall_history import RecallHistoryTool
 from history.tools.recall_turn import RecallTurnTool
 from history.tools.text import TAINT_LINE
 
+pytestmark = pytest.mark.both_backends
+
 NOW = datetime.now(UTC)
 
 

@@ -2,7 +2,8 @@
 
 A project-scoped search then asks FTS5 for `(terms) AND project_tag : "<tag>"`, intersecting
 posting lists, instead of looking up the row of every match to compare its project. The FTS table
-and its triggers are recreated and the index rebuilt from the rows already there.
+and its triggers are recreated and the index rebuilt from the rows already there. On PostgreSQL
+the tag ('p' || md5(project), stored) joins `search_vector` with weight D, which ranks nothing.
 
 Revision ID: 0004_project_in_full_text
 Revises: 0003_forgotten_sessions
@@ -16,6 +17,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
+from history.store.postgres import schema as pg
 from history.store.sqlite import fts
 
 revision: str = "0004_project_in_full_text"
@@ -32,7 +34,19 @@ def _has_fts() -> bool:
     return op.get_context().as_sql or fts.fts_exists(op.get_bind())
 
 
+def _postgres() -> bool:
+    return op.get_context().dialect.name == "postgresql"
+
+
 def upgrade() -> None:
+    if _postgres():
+        op.add_column(
+            "turns",
+            sa.Column("project_tag", sa.String(), sa.Computed(pg.TAG_EXPRESSION, persisted=True)),
+        )
+        for statement in [*pg.drop_statements(), *pg.create_statements(pg.WITH_TAG)]:
+            op.execute(statement)
+        return
     op.add_column(
         "turns",
         sa.Column("project_tag", sa.String(), sa.Computed(TAG_EXPRESSION, persisted=False)),
@@ -48,6 +62,13 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    if _postgres():
+        for statement in pg.drop_statements():
+            op.execute(statement)
+        op.drop_column("turns", "project_tag")
+        for statement in pg.create_statements(pg.TEXT_WEIGHTS):
+            op.execute(statement)
+        return
     had_fts = _has_fts()
     for statement in fts.drop_fts_statements():
         op.execute(statement)

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 from alembic import op
 
+from history.store.postgres import schema as pg
 from history.store.sqlite import fts
 
 revision: str = "0005_merge_off_the_record_path"
@@ -29,17 +30,27 @@ DEFAULT_AUTOMERGE, DEFAULT_CRISISMERGE = 4, 16
 CRISISMERGE = 256
 
 
+def _postgres() -> bool:
+    return op.get_context().dialect.name == "postgresql"
+
+
 def _has_fts() -> bool:
+    if _postgres():
+        return False
     return op.get_context().as_sql or fts.fts_exists(op.get_bind())
 
 
 def upgrade() -> None:
+    if _postgres():
+        op.execute(pg.pending_list_statement(pg.PENDING_LIST_KB))
     if _has_fts():
         op.execute(fts.config_statement("automerge", 0))
         op.execute(fts.config_statement("crisismerge", CRISISMERGE))
 
 
 def downgrade() -> None:
+    if _postgres():
+        op.execute(pg.pending_list_statement(None))
     if _has_fts():
         op.execute(fts.config_statement("automerge", DEFAULT_AUTOMERGE))
         op.execute(fts.config_statement("crisismerge", DEFAULT_CRISISMERGE))

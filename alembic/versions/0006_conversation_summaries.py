@@ -2,7 +2,8 @@
 turns indexed in time order.
 
 `conversations`, `conversation_edits` and `projects` are filled from the turns already stored,
-then kept in step by the triggers of history/store/sqlite/summaries.py. `ix_turns_session_id`
+then kept in step by the triggers of history/store/sqlite/summaries.py (on PostgreSQL, the
+trigger functions of history/store/postgres/summaries.py). `ix_turns_session_id`
 becomes `ix_turns_session_id_asked_at`: a conversation reads in order from it, and the triggers
 find a conversation's new first or last turn through it.
 
@@ -14,16 +15,23 @@ Create Date: 2026-12-04
 from __future__ import annotations
 
 from collections.abc import Sequence
+from types import ModuleType
 
 import sqlalchemy as sa
 from alembic import op
 
-from history.store.sqlite import summaries
+from history.store.postgres import summaries as pg_summaries
+from history.store.sqlite import summaries as sqlite_summaries
 
 revision: str = "0006_conversation_summaries"
 down_revision: str | None = "0005_merge_off_the_record_path"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
+
+
+def _summaries() -> ModuleType:
+    """The dialect's triggers and backfill."""
+    return pg_summaries if op.get_context().dialect.name == "postgresql" else sqlite_summaries
 
 
 def upgrade() -> None:
@@ -69,12 +77,13 @@ def upgrade() -> None:
         sa.Column("last_asked_at", sa.DateTime(), nullable=False),
         sa.PrimaryKeyConstraint("project", name=op.f("pk_projects")),
     )
+    summaries = _summaries()
     for statement in [*summaries.backfill_statements(), *summaries.trigger_statements()]:
         op.execute(statement)
 
 
 def downgrade() -> None:
-    for statement in summaries.drop_triggers_statements():
+    for statement in _summaries().drop_triggers_statements():
         op.execute(statement)
     op.drop_table("projects")
     op.drop_table("conversation_edits")

@@ -6,13 +6,13 @@ Also `python -m history.api.serve --home H --host 127.0.0.1 --port 8765`.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import ipaddress
 import logging
 import os
 import socket
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 import uvicorn
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -22,6 +22,7 @@ from history.api.connections import with_read_deadline
 from history.home import database_path
 from history.index import HistoryIndex, history_for
 from history.serve_settings import KEEP_ALIVE_SECONDS, LOG_LEVELS, REQUEST_READ_SECONDS
+from history.store.backends import DATABASE_URL_VARIABLE
 
 
 def is_loopback(host: str) -> bool:
@@ -86,10 +87,45 @@ class _Announcing(uvicorn.Server):
                 )
 
 
-def what_is_served(database: Path, full_text: bool, guarded: bool) -> str:
-    backend = "FTS5 full text" if full_text else "LIKE search (no FTS5 in this SQLite)"
+def what_is_served(index: HistoryIndex, home: str | None, guarded: bool) -> str:
+    if index.backend == "postgresql" and index.engine is not None:
+        where = index.engine.url.render_as_string(hide_password=True)
+        backend = "PostgreSQL tsvector full text"
+    else:
+        where = str(database_path(home))
+        backend = "FTS5 full text" if index.full_text else "LIKE search (no FTS5 in this SQLite)"
     token = "every request but /healthz needs the token" if guarded else "no token"
-    return f"{database}, {backend}; {token}"
+    return f"{where}, {backend}; {token}"
+
+
+def app_from_environment() -> ASGIApp:
+    """The service of one worker process (`workers` > 1): its index is named by the environment
+    the parent process set (`$RECALL_DATABASE_URL`, else `$RECALL_HOME`), as is its token."""
+    index = history_for(None)
+    token = os.environ.get("RECALL_TOKEN") or None
+    return _closing_on_shutdown(create_app(index, token=token), index)
+
+
+def _serve_workers(
+    home: str | None, host: str, port: int, token: str | None, url: str | None, workers: int
+) -> None:
+    """uvicorn's worker processes, each with its own index on the same database."""
+    if home is not None:
+        os.environ["RECALL_HOME"] = str(home)
+    if url is not None:
+        os.environ[DATABASE_URL_VARIABLE] = url
+    if token:
+        os.environ["RECALL_TOKEN"] = token
+    history_for(home, url).close()  # migrate once, before the workers start
+    uvicorn.run(
+        "history.api.serve:app_from_environment",
+        factory=True,
+        workers=workers,
+        host=host,
+        port=port,
+        log_level="warning",
+        access_log=False,
+    )
 
 
 def serve(
@@ -100,8 +136,11 @@ def serve(
     log_level: str = "info",
     read_timeout: float = REQUEST_READ_SECONDS,
     keep_alive: int = KEEP_ALIVE_SECONDS,
+    database_url: str | None = None,
+    workers: int = 1,
 ) -> None:
-    """Serve the index of `home` until Ctrl-C or SIGTERM. `token` defaults to `$RECALL_TOKEN`.
+    """Serve the index of `home` (or of `database_url`, default `$RECALL_DATABASE_URL`) until
+    Ctrl-C or SIGTERM, in `workers` processes. `token` defaults to `$RECALL_TOKEN`.
 
     Raises ValueError, before opening anything, for a non-loopback `host` without a token.
     Logs on stderr a start-up line and, at `info`, one line per request (never a query value).
@@ -118,7 +157,11 @@ def serve(
     # Our own lines at the level asked for; other libraries' only from a warning up.
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(asctime)s %(message)s")
     logging.getLogger("history").setLevel(log_level.upper())
-    index = history_for(home)
+    if workers > 1:
+        with contextlib.suppress(KeyboardInterrupt):
+            _serve_workers(home, host, port, token, database_url, workers)
+        return
+    index = history_for(home, database_url)
     try:
         app = _closing_on_shutdown(create_app(index, token=token), index)
         config = uvicorn.Config(
@@ -132,7 +175,7 @@ def serve(
             log_level="debug" if log_level == "debug" else "warning",
             access_log=False,
         )
-        serving = what_is_served(database_path(home), index.full_text, token is not None)
+        serving = what_is_served(index, home, token is not None)
         _Announcing(config, serving).run()
     except KeyboardInterrupt:  # uvicorn re-raises Ctrl-C after its graceful shutdown
         pass
@@ -148,9 +191,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8765, help="port (default 8765)")
     parser.add_argument("--log-level", choices=LOG_LEVELS, default="info")
+    parser.add_argument("--database-url", help="a PostgreSQL URL (default $RECALL_DATABASE_URL)")
+    parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     args = parser.parse_args(argv)
     try:
-        serve(args.home, host=args.host, port=args.port, log_level=args.log_level)
+        serve(
+            args.home,
+            host=args.host,
+            port=args.port,
+            log_level=args.log_level,
+            database_url=args.database_url,
+            workers=args.workers,
+        )
     except ValueError as refused:
         print(f"history.api.serve: {refused}", file=sys.stderr)
         return 2

@@ -12,8 +12,11 @@ import os
 import sys
 from collections.abc import Sequence
 
+from sqlalchemy.exc import OperationalError
+
 from history.cli import admin, failure, forget, imports, search, serving, views
-from history.cli.common import FAILED, INTERRUPTED, OK
+from history.cli.common import FAILED, INTERRUPTED, OK, unreachable
+from history.store.postgres.engine import DriverMissing
 from history.version import package_version
 
 COMMANDS = (search, forget, admin, serving, imports, views)
@@ -25,6 +28,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--home",
         default=argparse.SUPPRESS,
         help="index home holding history.db (default: $RECALL_HOME, else ~/.recall)",
+    )
+    common.add_argument(
+        "--database-url",
+        default=argparse.SUPPRESS,
+        metavar="URL",
+        help="a PostgreSQL database instead of the home's file, e.g. "
+        "postgresql+psycopg://user@host/db (default: $RECALL_DATABASE_URL)",
     )
     parser = argparse.ArgumentParser(
         prog="recall",
@@ -44,8 +54,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if not hasattr(args, "home"):
         args.home = None
+    if not hasattr(args, "database_url"):
+        args.database_url = None
     try:
         code: int = args.run(args)
+    except (OperationalError, DriverMissing) as exc:  # expected of a server: no log entry
+        print(f"recall {args.command} failed: {unreachable(args, exc)}", file=sys.stderr)
+        return FAILED
     except BrokenPipeError:
         # `recall stats | head` closed the pipe: not an error of ours.
         devnull = os.open(os.devnull, os.O_WRONLY)

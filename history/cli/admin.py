@@ -10,6 +10,7 @@ from history.cli.common import NOTHING, OK, Commands, open_index
 from history.home import resolve_home
 from history.index import HistoryIndex
 from history.store import migrations
+from history.store.backends import configured_url
 from history.store.sqlite import engine as sqlite_db
 from history.store.sqlite import fts
 
@@ -20,6 +21,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     index = open_index(args)
     assert index.engine is not None
     stats = collect(index.engine, resolve_home(args.home) / "history.db")
+    where = _where(args, index)
     if args.json:
         print(
             json.dumps(
@@ -38,11 +40,24 @@ def cmd_stats(args: argparse.Namespace) -> int:
             f"span:      {stats.oldest.astimezone():%Y-%m-%d %H:%M} .. "
             f"{stats.newest.astimezone():%Y-%m-%d %H:%M}"
         )
-    print(f"database:  {resolve_home(args.home) / 'history.db'} ({stats.database_bytes:,} bytes)")
-    print(f"search:    {'FTS5 full text' if index.full_text else 'LIKE (no FTS5 in this SQLite)'}")
+    print(f"database:  {where} ({stats.database_bytes:,} bytes)")
+    print(f"search:    {_search_kind(index)}")
     for project, turns in stats.per_project.items():
         print(f"  {turns:>8}  {project}")
     return OK
+
+
+def _where(args: argparse.Namespace, index: HistoryIndex) -> str:
+    if index.backend == "postgresql":
+        assert index.engine is not None
+        return index.engine.url.render_as_string(hide_password=True)
+    return str(resolve_home(args.home) / "history.db")
+
+
+def _search_kind(index: HistoryIndex) -> str:
+    if index.backend == "postgresql":
+        return "PostgreSQL tsvector full text"
+    return "FTS5 full text" if index.full_text else "LIKE (no FTS5 in this SQLite)"
 
 
 def _iso(value: object) -> str | None:
@@ -54,25 +69,28 @@ def cmd_migrate(args: argparse.Namespace) -> int:
 
     if args.sql:
         config = migrations.alembic_config()
-        config.set_main_option(
-            "sqlalchemy.url", sqlite_db.database_url(resolve_home(args.home) / "history.db")
+        url = configured_url(args.database_url) or sqlite_db.database_url(
+            resolve_home(args.home) / "history.db"
         )
+        config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
         command.upgrade(config, "head", sql=True)
         return OK
     index = open_index(args)  # opening runs `upgrade head`
-    print(
-        f"{resolve_home(args.home) / 'history.db'} is at the latest schema "
-        f"({'FTS5' if index.full_text else 'LIKE fallback'})"
-    )
+    print(f"{_where(args, index)} is at the latest schema ({_search_kind(index)})")
     return OK
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    from history.store.sqlite.doctor import examine
-
     index = open_index(args)
     assert index.engine is not None
-    report = examine(index.engine, index.full_text, repair=not args.check_only)
+    if index.backend == "postgresql":
+        from history.store.postgres import doctor as pg_doctor
+
+        report = pg_doctor.examine(index.engine, repair=not args.check_only)
+    else:
+        from history.store.sqlite.doctor import examine
+
+        report = examine(index.engine, index.full_text, repair=not args.check_only)
     for finding in report.findings:
         print(finding)
     if report.healthy and index.full_text and not args.check_only:
@@ -83,6 +101,9 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 def _merged(index: HistoryIndex) -> str:
     """Do the index upkeep now (a process that only ever ran briefly may have left it)."""
     assert index.engine is not None
+    if index.backend == "postgresql":
+        index.tidy()
+        return "Merged the full-text index's pending entries (GIN's pending list)."
     with index.engine.connect() as conn:
         before = fts.segment_count(conn)
     index.tidy()

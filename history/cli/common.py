@@ -5,7 +5,10 @@ from __future__ import annotations
 import argparse
 from typing import TypeAlias
 
+from history.home import database_path
 from history.index import HistoryIndex, history_for
+from history.store.backends import configured_url
+from history.store.postgres.engine import display_url
 from history.tools.recall_history import MAX_K
 
 OK, NOTHING, USAGE = 0, 1, 2
@@ -53,5 +56,14 @@ def top_k(text: str) -> int:
     return value
 
 
+def unreachable(args: argparse.Namespace, error: Exception) -> str:
+    """One sentence for a database that could not be reached or read: where, and why."""
+    url = configured_url(args.database_url)
+    where = display_url(url) if url else str(database_path(args.home))
+    cause = str(getattr(error, "orig", None) or error).strip().splitlines()
+    reason = cause[0] if cause else type(error).__name__
+    return f"the database at {where} could not be reached or read ({reason})"
+
+
 def open_index(args: argparse.Namespace) -> HistoryIndex:
-    return history_for(args.home)
+    return history_for(args.home, args.database_url)

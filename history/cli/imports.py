@@ -32,7 +32,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         formats = list(FORMATS.values()) if root is not None else detect()
     if formats:
         summary = import_transcripts(
-            history_for(args.home),
+            history_for(args.home, args.database_url),
             formats,
             root,
             include_forgotten=args.include_forgotten,
@@ -55,7 +55,7 @@ def cmd_hook(args: argparse.Namespace) -> int:
     # Nothing may reach stdout, even from a library that prints: Claude Code would read it.
     with contextlib.redirect_stdout(sys.stderr):
         try:
-            summary = import_hook(history_for(args.home), sys.stdin.read())
+            summary = import_hook(history_for(args.home, args.database_url), sys.stdin.read())
         except Exception as error:  # a hook never breaks the agent's turn
             print(f"recall hook: nothing imported ({type(error).__name__})", file=sys.stderr)
             return OK

@@ -20,6 +20,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
             log_level=args.log_level,
             read_timeout=args.read_timeout,
             keep_alive=args.keep_alive,
+            database_url=args.database_url,
+            workers=args.workers,
         )
     except ValueError as refused:
         print(f"recall serve: {refused}", file=sys.stderr)
@@ -30,7 +32,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def cmd_mcp(args: argparse.Namespace) -> int:
     from history.mcp_server import main
 
-    main(args.project, args.home)
+    main(args.project, args.home, args.database_url)
     return OK
 
 
@@ -62,6 +64,12 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:
         type=positive,
         default=KEEP_ALIVE_SECONDS,
         help=f"seconds an idle connection stays open (default {KEEP_ALIVE_SECONDS})",
+    )
+    serve.add_argument(
+        "--workers",
+        type=positive,
+        default=1,
+        help="worker processes (default 1; several share one PostgreSQL database well)",
     )
     serve.set_defaults(run=cmd_serve)
 

@@ -35,7 +35,15 @@ def collect(engine: Engine, database: Path | None) -> Stats:
             select(Turn.project, func.count()).group_by(Turn.project).order_by(func.count().desc())
         ).all()
     size = 0
-    if database is not None:
+    if engine.dialect.name == "postgresql":
+        with engine.connect() as conn:
+            size = int(
+                conn.exec_driver_sql(
+                    "SELECT pg_total_relation_size('turns')"
+                    " + pg_total_relation_size('forgotten_sessions')"
+                ).scalar_one()
+            )
+    elif database is not None:
         size = sum(
             path.stat().st_size
             for path in (database, Path(f"{database}-wal"), Path(f"{database}-shm"))

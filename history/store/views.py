@@ -1,5 +1,6 @@
-"""Reading what was found on SQLite: a turn, a conversation, the lists of conversations and
-projects. The lists read the summary rows the triggers keep (history/store/sqlite/summaries.py)."""
+"""Reading what was found, on either SQL backend: a turn, a conversation, the lists of
+conversations and projects. The lists read the summary rows the triggers keep
+(history/store/sqlite/summaries.py, history/store/postgres/summaries.py)."""
 
 from __future__ import annotations
 
@@ -108,7 +109,7 @@ _PROJECTS = select(
 _EVER = datetime(1970, 1, 1, tzinfo=UTC)
 
 
-class SqliteViews:
+class SqlViews:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
 

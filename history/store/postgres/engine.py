@@ -1,0 +1,55 @@
+"""The PostgreSQL engine: psycopg 3 under SQLAlchemy's pool, which checks a connection before
+handing it out, so a restarted server costs one failed call, not a broken process."""
+
+from __future__ import annotations
+
+from sqlalchemy import Engine, create_engine
+from sqlalchemy.engine import make_url
+
+# How long connecting may take before a write gives up (the caller logs and goes on).
+CONNECT_TIMEOUT_SECONDS = 5
+# A statement waiting on a lock longer than this fails instead of hanging a turn.
+LOCK_TIMEOUT_MS = 5_000
+
+
+class DriverMissing(RuntimeError):
+    """psycopg is not installed: PostgreSQL needs the `postgres` extra."""
+
+
+def is_postgres_url(url: str) -> bool:
+    return "://" in url and make_url(url).get_backend_name() == "postgresql"
+
+
+def normalized_url(url: str) -> str:
+    """`postgresql://` and `postgres://` mean psycopg 3 here (SQLAlchemy would pick psycopg2)."""
+    parsed = make_url(url.replace("postgres://", "postgresql://", 1))
+    if parsed.drivername == "postgresql":
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    return parsed.render_as_string(hide_password=False)
+
+
+def create_postgres_engine(url: str, lock_timeout_ms: int = LOCK_TIMEOUT_MS) -> Engine:
+    try:
+        import psycopg  # noqa: F401
+    except ImportError as missing:
+        raise DriverMissing(
+            "PostgreSQL needs psycopg: pip install 'recall-history[postgres]'"
+        ) from missing
+    return create_engine(
+        normalized_url(url),
+        # Bound values are turn text: never in an exception message or a log line.
+        hide_parameters=True,
+        pool_pre_ping=True,
+        pool_size=5,
+        max_overflow=10,
+        connect_args={
+            "connect_timeout": CONNECT_TIMEOUT_SECONDS,
+            "application_name": "recall-history",
+            "options": f"-c lock_timeout={int(lock_timeout_ms)}",
+        },
+    )
+
+
+def display_url(url: str) -> str:
+    """The URL without its password, for messages."""
+    return make_url(normalized_url(url)).render_as_string(hide_password=True)

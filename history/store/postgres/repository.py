@@ -1,0 +1,51 @@
+"""The turn store on PostgreSQL: the same contract as SQLite's, the database computing the
+full-text index (schema.py) and ranking with ts_rank (search.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from sqlalchemy import Connection, Engine
+from sqlalchemy.dialects.postgresql import insert
+
+from history.domain import Hit
+from history.store import rows
+from history.store.postgres import scrub, upkeep
+from history.store.postgres.search import TsvectorSearch
+from history.store.sql_repository import SqlTurnRepository
+
+
+class PostgresTurnRepository(SqlTurnRepository):
+    def __init__(self, engine: Engine) -> None:
+        super().__init__(engine, engine, insert)
+        self._search = TsvectorSearch(engine)
+        self._scrub = scrub.Scrub(engine)
+
+    def search(
+        self, terms: Sequence[str], project: str | None, since: datetime | None, k: int
+    ) -> list[Hit]:
+        if not terms:
+            return []
+        found = self._search.search(terms, project, since, k)
+        return [rows.hit(row, score) for row, score in found]
+
+    def _forget(
+        self, conn: Connection, session_ids: Sequence[str], project: str | None = None
+    ) -> int:
+        """Rows and tombstones in one transaction; the scrub is owed from its commit on."""
+        removed = super()._forget(conn, session_ids, project)
+        if removed:
+            self._scrub.owed(conn)
+        return removed
+
+    def purge(self) -> bool:
+        return self._scrub.run()
+
+    def merge(self, pages: int) -> bool:
+        """Merge GIN's pending list into the index (what a search would otherwise scan)."""
+        return upkeep.merge_pending(self.engine)
+
+    def checkpoint(self) -> None:
+        """PostgreSQL checkpoints by itself; what is owed here is fresh statistics."""
+        upkeep.analyze_if_stale(self.engine)

@@ -1,0 +1,72 @@
+"""How many turns hold each word: what a word's weight (idf) and a search's plan rest on.
+
+Counting a common word's turns reads its whole posting list and visits every row, so on a
+large table a word's count comes from ANALYZE's statistics of `search_vector` (the lexemes
+PostgreSQL found most common in its sample, with their frequencies) and only the words rarer
+than those are counted, which is cheap. Counts are cached until the table has grown by a tenth
+(or shrunk); below CACHE_FROM_ROWS turns everything is counted afresh.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+
+from sqlalchemy import Connection, text
+
+from history.store.postgres import schema
+
+CACHE_FROM_ROWS = 20_000
+_ESTIMATED_ROWS = text(
+    "SELECT greatest(c.reltuples, coalesce(s.n_live_tup, 0))::bigint FROM pg_class c"
+    " LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE c.oid = 'turns'::regclass"
+)
+_COUNT_ROWS = text("SELECT count(*) FROM turns")
+_COUNT_WORD = text(
+    f"SELECT count(*) FROM turns WHERE {schema.VECTOR_COLUMN} @@ {schema.word_query(':word')}"
+)
+_COMMON_WORDS = text(
+    "SELECT most_common_elems::text::text[], most_common_elem_freqs FROM pg_stats"
+    " WHERE schemaname = current_schema() AND tablename = 'turns' AND attname = :column"
+)
+
+
+class WordCounts:
+    def __init__(self) -> None:
+        self._counts: dict[str, int] = {}
+        self._common: dict[str, float] = {}
+        self._rows = 0
+        self._lock = threading.Lock()
+
+    def rows_and_counts(self, conn: Connection, words: Sequence[str]) -> tuple[int, dict[str, int]]:
+        """The number of turns, and how many of them hold each of `words`."""
+        estimated = int(conn.execute(_ESTIMATED_ROWS).scalar_one())
+        if estimated < CACHE_FROM_ROWS:
+            rows = int(conn.execute(_COUNT_ROWS).scalar_one())
+            return rows, {word: _count(conn, word) for word in words}
+        with self._lock:
+            if estimated > self._rows * 1.1 or estimated < self._rows:
+                self._counts.clear()
+                self._common = _common_words(conn)
+                self._rows = estimated
+            rows, common = self._rows, self._common
+            missing = [word for word in words if word not in self._counts]
+        found = {
+            word: round(common[word] * rows) if word in common else _count(conn, word)
+            for word in missing
+        }
+        with self._lock:
+            self._counts.update(found)
+            return rows, {word: self._counts.get(word, found.get(word, 0)) for word in words}
+
+
+def _count(conn: Connection, word: str) -> int:
+    return int(conn.execute(_COUNT_WORD, {"word": word}).scalar_one())
+
+
+def _common_words(conn: Connection) -> dict[str, float]:
+    found = conn.execute(_COMMON_WORDS, {"column": schema.VECTOR_COLUMN}).first()
+    if found is None or found[0] is None:
+        return {}
+    words, frequencies = found
+    return {str(word): float(share) for word, share in zip(words, frequencies, strict=False)}

@@ -1,0 +1,41 @@
+"""The index upkeep PostgreSQL leaves to us: merging GIN's pending list, and fresh statistics.
+
+New entries of the full-text index wait in GIN's pending list, which every search reads
+through; upkeep merges it into the index once writes pause. Search weighs common words by
+ANALYZE's statistics of `search_vector` (statistics.py): after many writes (an import) upkeep
+refreshes them rather than waiting for autovacuum.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Engine, text
+
+from history.store.postgres import schema
+
+# ANALYZE once this share of the rows (and at least this many) changed since the last one.
+STALE_SHARE, STALE_ROWS = 0.1, 1_000
+_CLEAN_PENDING = text(f"SELECT gin_clean_pending_list(CAST('{schema.VECTOR_INDEX}' AS regclass))")
+_CHANGED = text(
+    "SELECT n_mod_since_analyze, n_live_tup FROM pg_stat_user_tables"
+    " WHERE relid = 'turns'::regclass"
+)
+
+
+def merge_pending(engine: Engine) -> bool:
+    """Merge GIN's pending list into the index; True when there was something to merge."""
+    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        merged = conn.execute(_CLEAN_PENDING).scalar_one()
+    return bool(merged)
+
+
+def analyze_if_stale(engine: Engine) -> bool:
+    """ANALYZE turns when many rows changed since it last was; True when it ran."""
+    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        found = conn.execute(_CHANGED).first()
+        if found is None:
+            return False
+        changed, rows = found
+        if changed < max(STALE_ROWS, STALE_SHARE * rows):
+            return False
+        conn.exec_driver_sql("ANALYZE turns")
+    return True

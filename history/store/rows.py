@@ -1,0 +1,98 @@
+"""What every SQL backend does the same way: a turn as row values, a row as a `Hit`, the scope
+of a query, and batching long lists of ids."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import ColumnElement, Connection, Executable, delete, select
+
+from history.domain import Hit, NewTurn, UpsertCounts
+from history.store.models import TURN_COLUMNS, ForgottenSession, Turn
+from history.store.views import turn_fields
+
+
+def chunks(items: Sequence[str], size: int = 500) -> Iterator[list[str]]:
+    for start in range(0, len(items), size):
+        yield list(items[start : start + size])
+
+
+def row_values(turn: NewTurn) -> dict[str, Any]:
+    return {
+        "turn_id": turn.turn_id,
+        "session_id": turn.session_id,
+        "project": turn.project,
+        "asked_at": turn.asked_at,
+        "tainted": turn.tainted,
+        "asked": turn.asked,
+        "answered": turn.answered,
+        "files": json.dumps(list(turn.files), ensure_ascii=False),
+        "edited": json.dumps(list(turn.edited), ensure_ascii=False),
+        "tools": json.dumps(list(turn.tools), ensure_ascii=False),
+    }
+
+
+def hit(row: Sequence[Any], score: float) -> Hit:
+    return Hit(**turn_fields(row), score=score)
+
+
+def scope(project: str | None, since: datetime | None) -> list[ColumnElement[bool]]:
+    conditions: list[ColumnElement[bool]] = []
+    if project is not None:
+        conditions.append(Turn.project == project)
+    if since is not None:
+        conditions.append(Turn.asked_at >= since)
+    return conditions
+
+
+def upsert_changed(conn: Connection, turns: Sequence[NewTurn], upsert: Executable) -> UpsertCounts:
+    """Write the turns whose stored values differ (the last of a duplicate turn_id wins)."""
+    rows = {turn.turn_id: row_values(turn) for turn in turns}
+    stored: dict[str, tuple[Any, ...]] = {}
+    for chunk in chunks(list(rows)):
+        found = conn.execute(select(*TURN_COLUMNS).where(Turn.turn_id.in_(chunk)))
+        stored.update({row[0]: tuple(row) for row in found})
+    changed = [
+        values
+        for turn_id, values in rows.items()
+        if stored.get(turn_id) != tuple(values[c.key] for c in TURN_COLUMNS)
+    ]
+    if changed:
+        conn.execute(upsert, changed)
+    new = len(rows.keys() - stored.keys())
+    return UpsertCounts(new=new, updated=len(changed) - new, unchanged=len(rows) - len(changed))
+
+
+def delete_sessions(
+    conn: Connection,
+    session_ids: Sequence[str],
+    tombstone: Callable[[], Executable],
+    project: str | None = None,
+) -> int:
+    """Delete the sessions' turns (of `project` only, when given) and leave tombstones;
+    `tombstone()` is the dialect's insert into forgotten_sessions that ignores duplicates."""
+    removed = 0
+    now = datetime.now(UTC)
+    for chunk in chunks(session_ids):
+        doomed = delete(Turn).where(Turn.session_id.in_(chunk), *scope(project, None))
+        removed += conn.execute(doomed).rowcount
+        conn.execute(tombstone(), [{"session_id": s, "forgotten_at": now} for s in chunk])
+    return removed
+
+
+def forgotten(conn: Connection, session_ids: Sequence[str]) -> set[str]:
+    found: set[str] = set()
+    for chunk in chunks(session_ids):
+        tombstones = select(ForgottenSession.session_id).where(
+            ForgottenSession.session_id.in_(chunk)
+        )
+        found.update(conn.execute(tombstones).scalars())
+    return found
+
+
+def unforget(conn: Connection, session_ids: Sequence[str]) -> None:
+    for chunk in chunks(session_ids):
+        conn.execute(delete(ForgottenSession).where(ForgottenSession.session_id.in_(chunk)))

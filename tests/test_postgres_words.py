@@ -1,0 +1,76 @@
+"""PostgreSQL reads text into words as `history.query.words` does: every word of a turn finds
+it, whatever the script, punctuation or case, and a word it does not hold does not."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from sqlalchemy import Connection, text
+
+from history.query import words
+from history.store.postgres import engine as pg_engine
+from history.store.postgres import schema
+
+MATCHES = text(
+    f"SELECT to_tsvector('simple', {schema.WORDS_FUNCTION}(:body)) @@ {schema.word_query(':word')}"
+)
+
+
+@pytest.fixture(scope="module")
+def conn() -> Iterator[Connection]:
+    from tests import postgres
+
+    postgres.require_server()
+    engine = pg_engine.create_postgres_engine(postgres.url_of(postgres.template()))
+    with engine.connect() as connection:
+        yield connection
+    engine.dispose()
+
+
+def finds(conn: Connection, body: str, word: str) -> bool:
+    return bool(conn.execute(MATCHES, {"body": body, "word": word}).scalar())
+
+
+@pytest.mark.parametrize(
+    ("body", "word"),
+    [
+        ("src/auth/test_login.py", "login"),
+        ("Função de login", "funcao"),
+        ("ÉCOLE", "ecole"),
+        ("naïve café", "cafe"),
+        ("Привет мир", "привет"),
+        ("東京タワー", "東京タワー"),
+        ("hash 5d41402abc4b2a76b9719d911017c592", "5d41402abc4b2a76b9719d911017c592"),
+        ("an id like 12e5abc", "12e5abc"),
+        ("version v1.2.3-rc1", "rc1"),
+        ("e-mail dev@example.com", "example"),
+        ("https://example.com/path?q=1", "path"),
+        ("x²", "x2"),
+        ("<div class=main>&amp;</div>", "div"),
+        ("+1-2.5e3~x", "5e3"),
+        ("user@host:8080/a-b", "8080"),
+    ],
+)
+def test_a_word_of_the_text_finds_it(conn: Connection, body: str, word: str) -> None:
+    assert word in words(body)
+    assert finds(conn, body, word)
+
+
+def test_a_word_the_text_does_not_hold_does_not_find_it(conn: Connection) -> None:
+    assert not finds(conn, "logging", "log")
+    assert not finds(conn, "login_user", "loginuser")
+    assert not finds(conn, "Função", "função")  # a query word is folded before it gets here
+
+
+ASCII_TEXT = st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126), max_size=60)
+
+
+@given(st.one_of(st.text(max_size=60), ASCII_TEXT))
+def test_every_word_of_any_text_finds_it(conn: Connection, body: str) -> None:
+    body = body.replace("\x00", " ")
+    for word in words(body):
+        if len(word.encode()) < 2047:
+            assert finds(conn, body, word), (body, word)
