@@ -96,6 +96,13 @@ def fresh_url() -> Iterator[str]:
 
 
 _reused: str | None = None
+# Every table the migrations made, but Alembic's own.
+EMPTY_EVERY_TABLE = """
+DO $$ BEGIN EXECUTE (
+    SELECT 'TRUNCATE ' || string_agg(quote_ident(tablename), ', ') || ' RESTART IDENTITY'
+    FROM pg_tables WHERE schemaname = current_schema() AND tablename <> 'alembic_version'
+); END $$
+"""
 
 
 def emptied_url() -> str:
@@ -106,7 +113,7 @@ def emptied_url() -> str:
     if _reused is None:
         _reused = fresh_database()
     else:
-        _execute("TRUNCATE turns, forgotten_sessions RESTART IDENTITY", _reused)
+        _execute(EMPTY_EVERY_TABLE, _reused)
     return url_of(_reused)
 
 

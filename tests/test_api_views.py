@@ -16,6 +16,8 @@ from history.api import create_app
 from history.api.views import NO_CONVERSATION, NO_TURN, NOT_IN_CONVERSATION
 from tests.fakes import FakeTurnRepository
 
+pytestmark = pytest.mark.both_backends
+
 NOW = datetime.now(UTC).replace(microsecond=0)
 KEY = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 

@@ -14,6 +14,8 @@ from history.tools.recall_history import RecallHistoryTool
 from history.tools.recall_turn import PART_CHARS, RecallTurnTool
 from history.tools.text import TAINT_LINE
 
+pytestmark = pytest.mark.both_backends
+
 NOW = datetime.now(UTC)
 KEY = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 MORE = re.compile(r"\n\[\+(\d+) characters: call again with offset=(\d+)\]$")

@@ -10,6 +10,8 @@ import pytest
 
 from history import ConversationSummary, HistoryIndex, Turn
 
+pytestmark = pytest.mark.both_backends
+
 NOW = datetime.now(UTC).replace(microsecond=0)
 KEY = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 

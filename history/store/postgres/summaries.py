@@ -3,7 +3,10 @@ PL/pgSQL trigger functions (`turns_summary_ai`, `_ad`, `_au`), and the same back
 
 The triggers fire for each row after the statement that changed `turns`, inside its transaction:
 a forget removes a conversation's summary with its rows. They read the turns left behind to find
-a conversation's or project's new first or last time, as SQLite's do.
+a conversation's or project's new first or last time, as SQLite's do; but where SQLite's fire
+row by row during a DELETE, these fire once it has removed every row, so the turns left may be
+none while the summary still counts some: the old value then stays until the count reaches the
+last turn and the row goes.
 """
 
 from __future__ import annotations
@@ -57,21 +60,24 @@ def _removed(row: str) -> list[str]:
         "UPDATE conversations SET turns = turns - 1,"
         f" tainted_turns = tainted_turns - {row}.tainted::int,"
         f" first_id = CASE WHEN first_id = {row}.id"
-        f" THEN (SELECT id {left} ORDER BY asked_at, id LIMIT 1) ELSE first_id END,"
-        f" first_asked_at = CASE WHEN first_id = {row}.id"
-        f" THEN (SELECT asked_at {left} ORDER BY asked_at, id LIMIT 1) ELSE first_asked_at END,"
-        f" last_asked_at = CASE WHEN last_asked_at = {row}.asked_at"
-        f" THEN (SELECT asked_at {left} ORDER BY asked_at DESC LIMIT 1) ELSE last_asked_at END"
+        f" THEN coalesce((SELECT id {left} ORDER BY asked_at, id LIMIT 1), first_id)"
+        " ELSE first_id END,"
+        f" first_asked_at = CASE WHEN first_id = {row}.id THEN coalesce("
+        f"(SELECT asked_at {left} ORDER BY asked_at, id LIMIT 1), first_asked_at)"
+        " ELSE first_asked_at END,"
+        f" last_asked_at = CASE WHEN last_asked_at = {row}.asked_at THEN coalesce("
+        f"(SELECT asked_at {left} ORDER BY asked_at DESC LIMIT 1), last_asked_at)"
+        " ELSE last_asked_at END"
         f" WHERE {conversation};",
         f"UPDATE projects SET conversations = conversations - 1 WHERE project = {row}.project"
         f" AND NOT EXISTS (SELECT FROM conversations WHERE {conversation});",
         f"DELETE FROM projects WHERE project = {row}.project AND turns = 1;",
         "UPDATE projects SET turns = turns - 1,"
-        f" first_asked_at = CASE WHEN first_asked_at = {row}.asked_at"
-        f" THEN (SELECT min(asked_at) FROM turns WHERE project = {row}.project)"
+        f" first_asked_at = CASE WHEN first_asked_at = {row}.asked_at THEN coalesce("
+        f"(SELECT min(asked_at) FROM turns WHERE project = {row}.project), first_asked_at)"
         " ELSE first_asked_at END,"
-        f" last_asked_at = CASE WHEN last_asked_at = {row}.asked_at"
-        f" THEN (SELECT max(asked_at) FROM turns WHERE project = {row}.project)"
+        f" last_asked_at = CASE WHEN last_asked_at = {row}.asked_at THEN coalesce("
+        f"(SELECT max(asked_at) FROM turns WHERE project = {row}.project), last_asked_at)"
         " ELSE last_asked_at END"
         f" WHERE project = {row}.project;",
     ]
