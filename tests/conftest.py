@@ -65,6 +65,13 @@ def postgres_url() -> str:
     return postgres.emptied_url()
 
 
+@pytest.fixture(scope="module")
+def postgres_url_for_module() -> Iterator[str]:
+    """A database of its own for a module's tests to share."""
+    postgres.require_server()
+    yield from postgres.fresh_url()
+
+
 @pytest.fixture
 def fresh_postgres_url() -> Iterator[str]:
     postgres.require_server()

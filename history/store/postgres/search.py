@@ -37,6 +37,7 @@ WINDOW_ROWS = 1_500
 TIE_MARGIN = 20
 V = schema.VECTOR_COLUMN
 _ASKED_AT = [c.key for c in TURN_COLUMNS].index("asked_at")
+_PROJECT_TURNS = text("SELECT turns FROM projects WHERE project = :project")
 
 
 def score_expression(count: int) -> str:
@@ -66,14 +67,16 @@ class TsvectorSearch:
             weight = {term: idf(max(rows, 1), frequency[term]) for term in ordered}
             ceiling = [weight[term] * RANK_CEILING for term in ordered]
             part = _Part(ordered, weight, project, since, k)
+            share = _project_share(conn, project, rows)
             best: dict[int, float] = {}
-            left = WORK_BUDGET
+            left: float = WORK_BUDGET
             for i, term in enumerate(ordered):
                 bar = heapq.nlargest(k, best.values())[-1] if len(best) >= k else 0.0
                 if sum(ceiling[i:]) <= bar:
                     break
-                window = 0 if frequency[term] <= left else WINDOW_ROWS
-                left -= frequency[term]
+                expected = frequency[term] * share  # the part's rows, about
+                window = 0 if expected <= left else WINDOW_ROWS
+                left -= expected
                 best.update(part.ranked(conn, i, window))
             ranked = heapq.nlargest(k + TIE_MARGIN, best.items(), key=lambda item: item[1])
             found = conn.execute(
@@ -82,6 +85,14 @@ class TsvectorSearch:
             scored: list[tuple[Any, float]] = [(row[1:], best[row[0]]) for row in found]
         scored.sort(key=lambda pair: (-pair[1], -pair[0][_ASKED_AT].timestamp()))
         return scored[:k]
+
+
+def _project_share(conn: Connection, project: str | None, rows: int) -> float:
+    """The share of the turns a search looks in (its project's, from the summary rows)."""
+    if project is None or rows <= 0:
+        return 1.0
+    turns = conn.execute(_PROJECT_TURNS, {"project": project}).scalar()
+    return min(1.0, (turns or 0) / rows)
 
 
 class _Part:

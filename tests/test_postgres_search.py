@@ -1,0 +1,83 @@
+"""The tsvector search ranks in parts, rarest word first, and stops once no turn left can reach
+the top k: its answer is the exhaustive ranking's (every match scored, then LIMIT k)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from sqlalchemy import text
+
+from history import HistoryIndex
+from history.importers.base import ImportedTurn
+from history.ranking import idf
+from history.store.postgres import schema, search
+from history.store.postgres.repository import PostgresTurnRepository
+
+COMMON, MIDDLING = ["alpha", "beta", "gamma"], [f"mid{n}" for n in range(30)]
+RARE = [f"rare{n}" for n in range(300)]
+
+
+def text_of(rng: random.Random, words: int) -> str:
+    pool = rng.choices([COMMON, MIDDLING, RARE], weights=[6, 3, 1], k=words)
+    return " ".join(rng.choice(group) for group in pool)
+
+
+@pytest.fixture(scope="module")
+def index(postgres_url_for_module: str) -> Any:
+    opened = HistoryIndex.open(postgres_url_for_module)
+    rng, now = random.Random(5), datetime.now(UTC)
+    turns = [
+        ImportedTurn(
+            turn_id=f"t{n}",
+            session_id=f"s{n // 10}",
+            project=f"/p{n % 3}",
+            asked=text_of(rng, 8),
+            answered=text_of(rng, 40),
+            files=(f"src/{rng.choice(RARE)}.py",),
+            edited=(),
+            tools=(),
+            tainted=False,
+            asked_at=now - timedelta(minutes=n),
+        )
+        for n in range(600)
+    ]
+    assert opened.record_many(turns).new == 600
+    yield opened
+    opened.close()
+
+
+def exhaustive(index: HistoryIndex, words: Sequence[str], project: str | None) -> list[str]:
+    repository = index._repository
+    assert isinstance(repository, PostgresTurnRepository) and index.engine is not None
+    with index.engine.connect() as conn:
+        rows, frequency = repository._search.counts.rows_and_counts(conn, words)
+        params: dict[str, Any] = {f"w{n}": word for n, word in enumerate(words)}
+        params |= {f"i{n}": idf(rows, frequency[word]) for n, word in enumerate(words)}
+        where = f"{schema.VECTOR_COLUMN} @@ ({search.any_of(0, len(words))})"
+        if project is not None:
+            where += " AND project = :project"
+            params["project"] = project
+        sql = (
+            f"SELECT turn_id FROM turns WHERE {where} ORDER BY "
+            f"{search.score_expression(len(words))} DESC, asked_at DESC LIMIT 5"
+        )
+        return [str(turn_id) for (turn_id,) in conn.execute(text(sql), params)]
+
+
+QUERIES = [
+    ["alpha"], ["rare7"], ["rare7", "alpha"], ["mid3", "beta", "rare11"], ["mid1", "mid2"],
+    ["gamma", "beta", "alpha"], ["rare299", "rare298", "mid0"], ["nothing"],
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("project", [None, "/p1"])
+@pytest.mark.parametrize("words", QUERIES, ids=[" ".join(q) for q in QUERIES])
+def test_the_parts_give_the_exhaustive_top_5(
+    index: HistoryIndex, words: list[str], project: str | None
+) -> None:
+    found = [hit.turn_id for hit in index.search(" ".join(words), project=project, k=5)]
+    assert found == exhaustive(index, words, project)
