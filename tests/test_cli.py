@@ -61,7 +61,7 @@ def test_search_through_the_entry_point_prints_the_tools_answer(home: Path) -> N
     assert "Login page for the blog" not in found.stdout
 
     nothing = run(home, "search", "kubernetes", "--project", "/work/shop")
-    assert nothing.returncode == 1 and "No earlier turn" in nothing.stdout
+    assert nothing.returncode == 1 and "None of the 2 turns" in nothing.stdout
 
     usage = run(home, "search", "the of and", "--project", "/work/shop")
     assert usage.returncode == 2 and usage.stderr.startswith("error: ")
@@ -97,7 +97,7 @@ def test_forget_project_keeps_other_projects(
     home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["--home", str(home), "forget", "--project", "/work/shop/", "--yes"]) == 0
-    assert "1 conversations, 2 turns" in capsys.readouterr().out
+    assert "1 conversation, 2 turns" in capsys.readouterr().out
     assert main(["--home", str(home), "search", "login", "--everywhere", "--json"]) == 0
     assert [hit["turn_id"] for hit in json.loads(capsys.readouterr().out)] == ["t3"]
 

@@ -101,9 +101,9 @@ def test_three_different_nothings_each_say_what_to_do_next(
     index: HistoryIndex, tool: RecallHistoryTool, project: str, other: str
 ) -> None:
     empty = tool.run("login")
-    assert empty.startswith("Nothing recorded yet in this project") and "everywhere=true" in empty
+    assert empty.startswith("Nothing in the history of this project") and "everywhere=true" in empty
     record(index, "elsewhere", other, "login in another project", "ok")
-    assert tool.run("login").startswith("Nothing recorded yet in this project")
+    assert tool.run("login").startswith("Nothing in the history of this project")
     assert tool.run("nothing", everywhere=True).startswith("No earlier turn in any project")
 
     record(index, "old", project, "the login function", "kept", asked_at=NOW - timedelta(days=30))

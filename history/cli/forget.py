@@ -16,11 +16,21 @@ def cmd_forget(args: argparse.Namespace) -> int:
     forget: Callable[[], int]
     if args.session is not None:
         target = f"conversation {args.session}"
+        # Its tombstone, if any, tells "already forgotten" from "never recorded".
+        already = bool(index.forgotten([args.session]))
+        nothing = (
+            f"{target} was already forgotten" if already else f"nothing is recorded for {target}"
+        )
         forget = partial(index.forget_session, args.session)
     else:
         key = project_key(args.project)
         sessions, turns = len(index.session_ids(key)), index.count(key)
-        target = f"every conversation of {key} ({sessions} conversations, {turns} turns)"
+        held = f"{_n(sessions, 'conversation')}, {_n(turns, 'turn')}"
+        target = f"every conversation of {key} ({held})"
+        nothing = f"nothing is recorded for {key} (or it was already forgotten)"
+        if not turns:
+            print(nothing, file=sys.stderr)
+            return NOTHING
         forget = partial(index.forget_project, key)
     if not args.yes:
         if not sys.stdin.isatty():
@@ -31,10 +41,14 @@ def cmd_forget(args: argparse.Namespace) -> int:
             return NOTHING
     forgotten = forget()  # even at 0 it leaves a tombstone: an import will not bring it back
     if not forgotten:
-        print(f"nothing was recorded for {target}", file=sys.stderr)
+        print(nothing, file=sys.stderr)
         return NOTHING
-    print(f"forgot {forgotten} turns: {target}")
+    print(f"forgot {_n(forgotten, 'turn')}: {target}")
     return OK
+
+
+def _n(count: int, noun: str) -> str:
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
 def _ask(question: str) -> str:

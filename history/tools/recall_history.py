@@ -111,12 +111,7 @@ class RecallHistoryTool(IndexTool):
         hits = sorted(found, key=lambda hit: NAME in hit.tools)[:k]  # stable: rank kept
         if not hits:
             return self._nothing(quoted(query), days, everywhere)
-        scope = "every project" if everywhere else f"this project ({self.project})"
-        window = f", last {days} days" if days is not None else ""
-        verb = "turn matches" if len(hits) == 1 else "turns match"
-        header = f"{len(hits)} earlier {verb} {quoted(query)} in {scope}{window}; best first."
-        if len(found) > k:
-            header += " More match: " + ("add words to narrow." if k == MAX_K else "raise k.")
+        header = self._header(len(hits), quoted(query), days, everywhere, len(found) > k, k)
         budget = (OUTPUT_LIMIT - len(header)) // len(hits) - 2
         now = datetime.now().astimezone()
         blocks = []
@@ -124,6 +119,17 @@ class RecallHistoryTool(IndexTool):
             quoting, foreign = NAME in hit.tools, everywhere and hit.project != self.project
             blocks.append(hit_block(i, hit, words, budget, now, quoting=quoting, foreign=foreign))
         return "\n\n".join([header, *blocks])
+
+    def _header(
+        self, shown: int, query: str, days: int | None, everywhere: bool, more: bool, k: int
+    ) -> str:
+        scope = "every project" if everywhere else f"this project ({self.project})"
+        window = f", last {days} days" if days is not None else ""
+        verb = "turn matches" if shown == 1 else "turns match"
+        header = f"{shown} earlier {verb} {query} in {scope}{window}; best first."
+        if more:
+            header += " More match: " + ("add words to narrow." if k == MAX_K else "raise k.")
+        return header
 
     def _search(self, query: str, project: str | None, days: int | None, k: int) -> list[Hit]:
         """A turn that ran recall_history quotes older turns and outranks them: ask for more
@@ -141,8 +147,9 @@ class RecallHistoryTool(IndexTool):
         where = "any project" if everywhere else f"this project ({self.project})"
         if self.index.count(None if everywhere else self.project) == 0:
             return (
-                f"Nothing recorded yet in {where}: no earlier turn has been saved, so there is "
-                "nothing to search. Answer from this conversation and the code itself"
+                f"Nothing in the history of {where}: no turn was recorded there, or all were "
+                "forgotten, so there is nothing to search. Answer from this conversation and the "
+                "code itself"
                 + ("." if everywhere else ", or pass everywhere=true to search other projects.")
             )
         if days is not None:
