@@ -1,10 +1,11 @@
-"""`recall mcp`: the recall_history and recall_turn tools on a stdio MCP server (the `mcp` SDK
-2.x `MCPServer`), both read-only.
+"""`recall mcp`: the recall_history and recall_turn tools on a stdio MCP server, both
+read-only.
 
-Each tool is registered with the SDK (so `tools/list` carries its annotations) but validates its
-own arguments: the advertised `inputSchema` is the tool's `parameters`, and the function reads
-the call's raw arguments, so a bad one gets the tool's `error:` line as an `isError` result,
-exactly as the tool's `call` words it, instead of the SDK's pydantic message.
+The SDK's low-level server (mcp 2.x), so the server advertises what it serves and nothing
+else: tools, under the package's name and version (no prompts, no resources, no list
+changes). Each tool validates its own arguments: the advertised `inputSchema` is the tool's
+`parameters`, and a call's raw arguments go to the tool's `call`, so a bad one gets the tool's
+`error:` line as an `isError` result, exactly as the tool words it.
 """
 
 from __future__ import annotations
@@ -14,16 +15,26 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from mcp.server import MCPServer
-from mcp.server.mcpserver import Context
-from mcp.server.mcpserver.tools import Tool
-from mcp_types import CallToolResult, TextContent, ToolAnnotations
+import anyio
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+from mcp_types import (
+    CallToolRequestParams,
+    CallToolResult,
+    ListToolsResult,
+    PaginatedRequestParams,
+    TextContent,
+    Tool,
+    ToolAnnotations,
+)
 
 from history.index import history_for
 from history.tools.recall_history import RecallHistoryTool
 from history.tools.recall_turn import RecallTurnTool
 from history.tools.spec import AgentTool
+from history.version import package_version
 
+NAME = "recall-history"
 INSTRUCTIONS = (
     "recall_history searches this project's earlier coding turns (asked, answered, files read "
     "and edited), including turns trimmed out of the conversation; recall_turn reads one of the "
@@ -31,36 +42,46 @@ INSTRUCTIONS = (
 )
 
 
-def _registered(tool: AgentTool) -> Tool:
-    def run(ctx: Context) -> CallToolResult:
-        params = ctx.request_context.params or {}
-        text = tool.call(params.get("arguments") or {})
+def _listed(tool: AgentTool) -> Tool:
+    return Tool(
+        name=tool.name,
+        title=str(tool.annotations["title"]),
+        description=tool.description,
+        input_schema=dict(tool.parameters),
+        annotations=ToolAnnotations.model_validate(tool.annotations),
+    )
+
+
+def build_server(tools: Sequence[AgentTool]) -> Server[Any]:
+    """An MCP server exposing `tools` and nothing else."""
+    by_name = {tool.name: tool for tool in tools}
+    listed = ListToolsResult(tools=[_listed(tool) for tool in tools])
+
+    async def list_tools(ctx: Any, params: PaginatedRequestParams | None) -> ListToolsResult:
+        return listed
+
+    async def call_tool(ctx: Any, params: CallToolRequestParams) -> CallToolResult:
+        tool = by_name.get(params.name)
+        if tool is None:
+            text = f"error: no tool is named {params.name!r}; this server has {', '.join(by_name)}."
+        else:  # the index is synchronous: off the event loop
+            text = await anyio.to_thread.run_sync(tool.call, params.arguments or {})
         return CallToolResult(
             content=[TextContent(type="text", text=text)], is_error=text.startswith("error: ")
         )
 
-    registered = Tool.from_function(
-        run,
-        name=tool.name,
-        title=str(tool.annotations["title"]),
-        description=tool.description,
-        annotations=ToolAnnotations.model_validate(tool.annotations),
-        structured_output=False,
-    )
-    # The function declares only `ctx`, so the SDK's argument model is empty and lets every
-    # argument through untouched; the schema a client sees is the tool's own.
-    registered.parameters = dict(tool.parameters)
-    return registered
-
-
-def build_server(tools: Sequence[AgentTool]) -> MCPServer[Any]:
-    """An MCP server exposing `tools`, read-only ones."""
-    return MCPServer(
-        "recall-history",
+    return Server(
+        NAME,
+        version=package_version(),
         instructions=INSTRUCTIONS,
-        tools=[_registered(tool) for tool in tools],
-        log_level="WARNING",
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
     )
+
+
+async def serve_stdio(server: Server[Any]) -> None:
+    async with stdio_server() as (read, write):
+        await server.run(read, write, server.create_initialization_options())
 
 
 def main(
@@ -71,7 +92,8 @@ def main(
     index = history_for(home, database_url)
     here = project or os.getcwd()
     try:
-        build_server([RecallHistoryTool(index, here), RecallTurnTool(index, here)]).run("stdio")
+        server = build_server([RecallHistoryTool(index, here), RecallTurnTool(index, here)])
+        anyio.run(serve_stdio, server)
     finally:
         index.close()
 

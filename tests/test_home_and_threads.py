@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import stat
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pytest
 from sqlalchemy import text
 
 from history import HistoryIndex, history_for
@@ -42,6 +44,24 @@ def test_home_is_0700_and_database_files_0600(tmp_path: Path) -> None:
     files = [p for p in home.iterdir() if p.name.startswith("history.db")]
     assert {p.name for p in files} >= {"history.db", "history.db-wal"}
     assert all(mode(p) == 0o600 for p in files), {p.name: oct(mode(p)) for p in files}
+
+
+def test_open_makes_a_missing_home_0700_like_history_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    previous = os.umask(0o022)  # the usual umask, whatever the test runner's is
+    try:
+        index = HistoryIndex.open("~/.recall/history.db")
+    finally:
+        os.umask(previous)
+    index.close()
+    assert mode(tmp_path / ".recall") == 0o700
+    assert mode(tmp_path / ".recall" / "history.db") == 0o600
+    shared = tmp_path / "shared"
+    shared.mkdir(mode=0o755)
+    HistoryIndex.open(shared / "history.db").close()
+    assert mode(shared) == 0o755  # a folder that was there is the user's: left as it was
 
 
 def test_database_is_in_wal_mode_with_a_busy_timeout(index: HistoryIndex) -> None:

@@ -16,6 +16,7 @@ from mcp_types import CallToolResult, TextContent
 from history import HistoryIndex
 from history.tools.recall_history import RecallHistoryTool
 from history.tools.recall_turn import RecallTurnTool
+from history.version import package_version
 
 
 @pytest.fixture
@@ -110,3 +111,32 @@ def test_an_agent_lists_both_tools_calls_them_and_gets_errors_as_tool_errors(
             assert text_of(bad) == expected and expected.startswith("error: ")
     finally:
         index.close()
+
+
+def test_the_server_names_its_version_and_offers_only_what_it_serves(
+    home: Path, tmp_path: Path
+) -> None:
+    server = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "history.mcp_server"],
+        env={"RECALL_HOME": str(home)},
+        cwd=str(tmp_path),
+    )
+    seen: dict[str, Any] = {}
+
+    async def talk() -> None:
+        with anyio.fail_after(30):
+            async with Client(server, read_timeout_seconds=20) as client:
+                seen["info"], seen["capabilities"] = client.server_info, client.server_capabilities
+                seen["unknown"] = await client.call_tool("recall_everything", {"query": "x"})
+
+    anyio.run(talk)
+
+    assert seen["info"].name == "recall-history" and seen["info"].version == package_version()
+    assert package_version() != "0+unknown"
+    capabilities = seen["capabilities"]
+    assert capabilities.tools is not None and not capabilities.tools.list_changed
+    assert capabilities.prompts is None and capabilities.resources is None
+    assert capabilities.completions is None and capabilities.logging is None
+    assert seen["unknown"].is_error is True
+    assert text_of(seen["unknown"]).startswith("error: no tool is named 'recall_everything'")

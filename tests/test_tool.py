@@ -320,6 +320,17 @@ def test_json_nulls_and_whole_floats_are_accepted(
     assert tool.call({"query": "login", "days": None}) == tool.run("login")
 
 
+def test_arguments_as_the_json_text_a_model_sends_are_taken(
+    index: HistoryIndex, tool: RecallHistoryTool, project: str
+) -> None:
+    record(index, "t", project, "login", "ok")
+    assert tool.call('{"query": "login", "days": 14}') == tool.run("login", days=14)
+    assert tool.call(b'{"query": "login"}') == tool.run("login")
+    assert tool.call("").startswith("error: query is missing")
+    assert tool.call("{not json").startswith("error: arguments are not valid JSON")
+    assert tool.call('["login"]').startswith("error: arguments must be a JSON object")
+
+
 def test_a_failing_index_gives_one_line_not_a_traceback(project: str) -> None:
     class Broken:
         def search(self, *args: object, **kwargs: object) -> list[object]:

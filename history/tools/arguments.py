@@ -36,7 +36,15 @@ def present(
 ) -> dict[str, Any]:
     """A model's raw arguments, checked against the tool's `parameters` for what any call must
     be (an object, no unknown names, the required one there): those given, a JSON null left
-    out so that the default applies. `example` shows an object; `missing` says what to pass."""
+    out so that the default applies. `example` shows an object; `missing` says what to pass.
+    Arguments may come as the JSON text of an object, as most APIs hand a tool call's over."""
+    if isinstance(arguments, str | bytes):
+        try:
+            arguments = json.loads(arguments or "{}")
+        except ValueError:
+            raise BadArgument(
+                f"arguments are not valid JSON; send an object, e.g. {example}."
+            ) from None
     if not isinstance(arguments, Mapping):
         raise BadArgument(f"arguments must be a JSON object, e.g. {example}.")
     known = parameters["properties"]

@@ -36,7 +36,9 @@ class OpenedDatabase:
 def open_database(url: str, busy_timeout_ms: int) -> OpenedDatabase:
     path = sqlite_db.sqlite_path(url)
     if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        # A folder made here is the history's home: private, as history_for makes it. One that
+        # exists is the user's and keeps its mode.
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         ensure_private_file(path)
     engine = sqlite_db.create_sqlite_engine(url, busy_timeout_ms)
     try:
