@@ -35,7 +35,8 @@ NewTurn = Turn
 
 @dataclass(frozen=True)
 class Hit(Turn):
-    """A turn found by a search. `score`: higher is better."""
+    """A turn found by a search. `score`, from 0 to 1, higher is better: the share of the most
+    any turn could score for the same words in this index (history.ranking.share_of_best)."""
 
     score: float
 

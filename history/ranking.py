@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from history.query import fold, holds_word, stem
 
@@ -34,6 +34,16 @@ def score_bound(term_idf: float) -> float:
     """The most one query word can add to a turn's score, however often the turn holds it:
     bm25's term score stays below idf x (k1 + 1), and the exact-form bonus adds its share."""
     return term_idf * (K1 + 1 + EXACT_FORM_BONUS)
+
+
+def share_of_best(score: float, term_idfs: Iterable[float]) -> float:
+    """What `Hit.score` is: a turn's score (bm25 plus the exact-form bonus) as a share of the
+    most any turn could score for the same words in the same index, from 0 (none of them) to 1
+    (every word, in the form typed, as often as bm25 rewards). One scale whatever the index's
+    size: raw bm25 is near 1e-6 on an index of a few turns (a word in half the turns or more
+    weighs 1e-6) and tens on a large one."""
+    best = sum(score_bound(value) for value in term_idfs)
+    return min(score / best, 1.0) if best > 0 else 0.0
 
 
 def length_norm(length: int, average_length: float) -> float:

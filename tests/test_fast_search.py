@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from sqlalchemy import text
 
 from history import HistoryIndex, Hit, project_key
-from history.ranking import exact_form_bonus, idf
+from history.ranking import exact_form_bonus, idf, share_of_best
 from history.store.sqlite import fts, fts_search
 from history.store.sqlite.fts import project_tag
 
@@ -45,7 +45,7 @@ def exhaustive(
     index: HistoryIndex, query_terms: list[str], project: str | None
 ) -> dict[str, float]:
     """The score of every matching turn: bm25 as FTS5 computes it with every term in the MATCH,
-    plus the exact-form bonus."""
+    plus the exact-form bonus, as a share of the most a turn could score."""
     assert index.engine is not None
     match = " OR ".join(f'"{term}"' for term in query_terms)
     sql = (
@@ -62,7 +62,9 @@ def exhaustive(
         }
         found = conn.execute(text(sql), {"m": match, "p": project})
         return {
-            str(turn_id): float(score) + exact_form_bonus(query_terms, t, term_idf)
+            str(turn_id): share_of_best(
+                float(score) + exact_form_bonus(query_terms, t, term_idf), term_idf.values()
+            )
             for turn_id, score, *t in found
         }
 

@@ -23,7 +23,7 @@ from typing import Any
 from sqlalchemy import Connection, Dialect, Engine, select, text
 
 from history.query import fts_match, quote, stem
-from history.ranking import COLUMN_WEIGHTS, exact_form_bonus, idf, score_bound
+from history.ranking import COLUMN_WEIGHTS, exact_form_bonus, idf, score_bound, share_of_best
 from history.store.models import TURN_COLUMNS, Turn, UtcDateTime
 from history.store.sqlite import fts
 
@@ -166,7 +166,7 @@ class FtsSearch:
                 (row[1:], best.scores[row.id] + _bonus(terms, row, term_idf)) for row in rows
             ]
         scored.sort(key=lambda pair: (-pair[1], -pair[0][_ASKED_AT].timestamp()))
-        return scored[:k]
+        return [(row, share_of_best(score, term_idf.values())) for row, score in scored[:k]]
 
     def _frequencies(self, conn: Connection, terms: Sequence[str], rows: int) -> dict[str, int]:
         """Document frequencies from fts5vocab: counting one reads its posting list, so on a

@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, Engine, and_, func, or_, select
 
 from history.query import stem, words
-from history.ranking import bm25_scores, exact_form_bonus
+from history.ranking import bm25_scores, exact_form_bonus, share_of_best
 from history.store.models import TURN_COLUMNS, Turn
 
 
@@ -43,7 +43,7 @@ def search_like(
         zip(matching, scores, strict=True),
         key=lambda pair: (-pair[1], -pair[0].asked_at.timestamp()),
     )
-    return [(tuple(row), score) for row, score in ranked[:k]]
+    return [(tuple(row), share_of_best(score, term_idf.values())) for row, score in ranked[:k]]
 
 
 def stem_needle(term: str) -> str:
