@@ -36,13 +36,14 @@ def score_bound(term_idf: float) -> float:
     return term_idf * (K1 + 1 + EXACT_FORM_BONUS)
 
 
-def share_of_best(score: float, term_idfs: Iterable[float]) -> float:
-    """What `Hit.score` is: a turn's score (bm25 plus the exact-form bonus) as a share of the
-    most any turn could score for the same words in the same index, from 0 (none of them) to 1
-    (every word, in the form typed, as often as bm25 rewards). One scale whatever the index's
-    size: raw bm25 is near 1e-6 on an index of a few turns (a word in half the turns or more
-    weighs 1e-6) and tens on a large one."""
-    best = sum(score_bound(value) for value in term_idfs)
+def share_of_best(score: float, word_bounds: Iterable[float]) -> float:
+    """What `Hit.score` is: a turn's score as a share of the most any turn could score for the
+    same words in the same index, from 0 (none of them) to 1 (every word as often as the
+    ranking rewards, in the form typed). `word_bounds`: the most each query word can add, on
+    the search path that scored (`score_bound` of its idf here: bm25 plus the exact-form bonus).
+    One scale whatever the index's size and backend: raw bm25 is near 1e-6 on an index of a few
+    turns (a word in half the turns or more weighs 1e-6) and tens on a large one."""
+    best = sum(word_bounds)
     return min(score / best, 1.0) if best > 0 else 0.0
 
 

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from sqlalchemy import text
 
 from history import HistoryIndex, Hit, project_key
-from history.ranking import exact_form_bonus, idf, share_of_best
+from history.ranking import exact_form_bonus, idf, score_bound, share_of_best
 from history.store.sqlite import fts, fts_search
 from history.store.sqlite.fts import project_tag
 
@@ -63,7 +63,8 @@ def exhaustive(
         found = conn.execute(text(sql), {"m": match, "p": project})
         return {
             str(turn_id): share_of_best(
-                float(score) + exact_form_bonus(query_terms, t, term_idf), term_idf.values()
+                float(score) + exact_form_bonus(query_terms, t, term_idf),
+                [score_bound(value) for value in term_idf.values()],
             )
             for turn_id, score, *t in found
         }

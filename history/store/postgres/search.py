@@ -21,7 +21,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, select, text
 
-from history.ranking import idf
+from history.ranking import idf, share_of_best
 from history.store.models import TURN_COLUMNS, Turn
 from history.store.postgres import schema
 from history.store.postgres.statistics import WordCounts
@@ -84,7 +84,7 @@ class TsvectorSearch:
             )
             scored: list[tuple[Any, float]] = [(row[1:], best[row[0]]) for row in found]
         scored.sort(key=lambda pair: (-pair[1], -pair[0][_ASKED_AT].timestamp()))
-        return scored[:k]
+        return [(row, share_of_best(score, ceiling)) for row, score in scored[:k]]
 
 
 def _project_share(conn: Connection, project: str | None, rows: int) -> float:

@@ -166,7 +166,8 @@ class FtsSearch:
                 (row[1:], best.scores[row.id] + _bonus(terms, row, term_idf)) for row in rows
             ]
         scored.sort(key=lambda pair: (-pair[1], -pair[0][_ASKED_AT].timestamp()))
-        return [(row, share_of_best(score, term_idf.values())) for row, score in scored[:k]]
+        bounds = [score_bound(value) for value in term_idf.values()]
+        return [(row, share_of_best(score, bounds)) for row, score in scored[:k]]
 
     def _frequencies(self, conn: Connection, terms: Sequence[str], rows: int) -> dict[str, int]:
         """Document frequencies from fts5vocab: counting one reads its posting list, so on a

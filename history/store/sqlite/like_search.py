@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, Engine, and_, func, or_, select
 
 from history.query import stem, words
-from history.ranking import bm25_scores, exact_form_bonus, share_of_best
+from history.ranking import bm25_scores, exact_form_bonus, score_bound, share_of_best
 from history.store.models import TURN_COLUMNS, Turn
 
 
@@ -43,7 +43,8 @@ def search_like(
         zip(matching, scores, strict=True),
         key=lambda pair: (-pair[1], -pair[0].asked_at.timestamp()),
     )
-    return [(tuple(row), share_of_best(score, term_idf.values())) for row, score in ranked[:k]]
+    bounds = [score_bound(value) for value in term_idf.values()]
+    return [(tuple(row), share_of_best(score, bounds)) for row, score in ranked[:k]]
 
 
 def stem_needle(term: str) -> str:
