@@ -71,7 +71,9 @@ def test_the_library_the_service_and_the_terminal_show_one_number(
     index = HistoryIndex.open(home / "history.db")
     fill(index, 5)
     [hit] = index.search("login function")
-    [served] = TestClient(create_app(index)).get("/api/code/history?q=login+function").json()["hits"]
+    [served] = (
+        TestClient(create_app(index)).get("/api/code/history?q=login+function").json()["hits"]
+    )
     index.close()
     assert main(["--home", str(home), "search", "login function", "--everywhere", "--json"]) == 0
     [printed] = json.loads(capsys.readouterr().out)
