@@ -36,7 +36,7 @@ def test_search_stats_forget_and_doctor_with_database_url(
     stats = json.loads(capsys.readouterr().out)
     assert stats["turns"] == 3 and stats["full_text"] and stats["database_bytes"] > 0
     assert main(["--database-url", url, "forget", "--session", "conv-2", "--yes"]) == 0
-    assert capsys.readouterr().out == "forgot 1 turns: conversation conv-2\n"
+    assert capsys.readouterr().out == "forgot 1 turn: conversation conv-2\n"
     assert main(["--database-url", url, "search", "login", "--everywhere", "--json"]) == 0
     assert [hit["turn_id"] for hit in json.loads(capsys.readouterr().out)] == ["t1"]
     assert main(["--database-url", url, "doctor"]) == 0
