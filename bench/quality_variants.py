@@ -27,7 +27,7 @@ from history.query import stem, terms, words
 from history.ranking import COLUMN_WEIGHTS, K1, exact_form_bonus, idf, length_norm, term_score
 
 Search = Callable[..., list[str]]
-TIE_MARGIN = 20
+TIE_MARGIN = 60  # as history/store/sqlite/fts_search.py
 
 
 @dataclass(frozen=True)

@@ -38,8 +38,10 @@ POSTINGS_READ_PER_ROW_SCORED = 50
 WINDOW_ROWS = 2_000
 # Below this many turns counting is cheap, and always fresh.
 CACHE_FROM_ROWS = 20_000
-# Ranked beyond k in each part: SQL breaks ties by rowid, and the newer turn (asked_at) must win.
-TIE_MARGIN = 20
+# Ranked beyond k in each part: SQL breaks ties by rowid, and the newer turn (asked_at) must win;
+# and the exact-form bonus can lift a turn over others above it by bm25 (at 50k turns, 20 kept the
+# top 5 of the shipped scoring 0.931 of the time every project, 60 keeps it 0.988).
+TIE_MARGIN = 60
 # The project tag column weighs nothing: it only narrows.
 _BM25 = f"bm25({fts.FTS_TABLE}, {', '.join(str(w) for w in (*COLUMN_WEIGHTS, 0.0))})"
 _RANKED_FROM = f"SELECT {fts.FTS_TABLE}.rowid, {_BM25} AS score FROM {fts.FTS_TABLE}"
