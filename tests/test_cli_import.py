@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -39,6 +40,25 @@ def test_import_prints_one_sentence_then_a_reimport_changes_nothing(
     assert (code, "0 turns new, 0 updated, 10 unchanged" in out) == (0, True)
 
 
+def test_one_format_passes_over_the_files_of_another_agent(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    mixed = tmp_path / "mixed"
+    mixed.mkdir()
+    shutil.copy(FIXTURES / "claude_subagents" / "sess-1.jsonl", mixed / "claude.jsonl")
+    shutil.copy(FIXTURES / "codex_edge.jsonl", mixed / "rollout.jsonl")
+
+    code, out, err = recall(capsys, "import", "claude-code", str(mixed))
+
+    assert code == 0 and err == ""  # no line of the Codex file read as an unknown Claude type
+    assert out.startswith("Read 1 file (1 session, 4 lines, 0 skipped)")
+    assert out.rstrip().endswith(
+        "; 1 file of another agent passed over (`recall import auto` reads every format)."
+    )
+    code, out, _ = recall(capsys, "import", "codex", str(mixed / "claude.jsonl"))
+    assert code == 1 and out.startswith(f"No transcripts found in {mixed / 'claude.jsonl'}; 1 file")
+
+
 def test_import_json_shape(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = recall(capsys, "import", "codex", str(FIXTURES / "codex_edge.jsonl"), "--json")
     assert code == 0
@@ -50,6 +70,7 @@ def test_import_json_shape(capsys: pytest.CaptureFixture[str]) -> None:
         "turns": {"new": 2, "updated": 0, "unchanged": 0, "forgotten": 0, "failed": 0},
         "lines": 20,
         "skipped_lines": 2,
+        "other_format_files": 0,
         "problems": summary["problems"],
         "roots": [str(FIXTURES / "codex_edge.jsonl")],
     }

@@ -250,6 +250,7 @@ def test_summary_as_dict_and_sentence_for_nothing_found(tmp_path: Path) -> None:
         "turns": {"new": 0, "updated": 0, "unchanged": 0, "forgotten": 0, "failed": 0},
         "lines": 0,
         "skipped_lines": 0,
+        "other_format_files": 0,
         "problems": [],
         "roots": [str(tmp_path / "none")],
     }

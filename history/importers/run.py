@@ -46,6 +46,7 @@ class ImportSummary:
     failed: int = 0  # turns the index could not write
     lines: int = 0
     skipped: int = 0  # malformed lines and lines of unknown types
+    other_format: int = 0  # files another agent wrote, passed over
     problems: list[str] = field(default_factory=list)  # short sentences, no transcript text
     problems_left_out: int = 0
     roots: list[str] = field(default_factory=list)  # where transcripts were looked for
@@ -69,6 +70,7 @@ class ImportSummary:
             "turns": {name: getattr(self, name) for name in TURN_COUNTS},
             "lines": self.lines,
             "skipped_lines": self.skipped,
+            "other_format_files": self.other_format,
             "problems": [*self.problems, *more],
             "roots": self.roots,
         }
@@ -76,7 +78,8 @@ class ImportSummary:
     def sentence(self) -> str:
         """The one-line human summary."""
         if not self.files and not self.unreadable:
-            return f"No transcripts found in {', '.join(self.roots) or 'the usual places'}."
+            found = f"No transcripts found in {', '.join(self.roots) or 'the usual places'}"
+            return "; ".join([found, *self._passed_over()]) + "."
         parts = [
             f"Read {_n(self.files, 'file')} ({_n(self.sessions, 'session')}, "
             f"{_n(self.lines, 'line')}, {self.skipped:,} skipped): {self.new:,} turns new, "
@@ -88,7 +91,14 @@ class ImportSummary:
             parts.append(f"{_n(self.failed, 'turn')} could not be recorded")
         if self.unreadable:
             parts.append(f"{_n(self.unreadable, 'file')} unreadable")
+        parts += self._passed_over()
         return "; ".join(parts) + "."
+
+    def _passed_over(self) -> list[str]:
+        if not self.other_format:
+            return []
+        files = _n(self.other_format, "file")
+        return [f"{files} of another agent passed over (`recall import auto` reads every format)"]
 
 
 def _n(count: int, noun: str) -> str:
@@ -154,9 +164,9 @@ def import_transcripts(
 def _plan(
     formats: Sequence[TranscriptFormat], root: Path | None, summary: ImportSummary
 ) -> list[tuple[TranscriptFormat, Path]]:
-    """Each file once, with its format. When several formats look in one place, a JSONL file
-    goes to the format its lines belong to, and stays out if that format passed it over (a
-    Claude Code sub-agent file is no Codex rollout)."""
+    """Each file once, with its format. A JSONL file goes to the format its lines belong to,
+    and stays out if that format passed it over (a Claude Code sub-agent file is no Codex
+    rollout); a file of a format this import does not read is passed over and counted."""
     claims: dict[Path, list[TranscriptFormat]] = {}
     for fmt in formats:
         where = root if root is not None else fmt.default_root()
@@ -167,23 +177,27 @@ def _plan(
         except OSError as error:
             summary.note(f"Could not list {where}: {error.strerror or type(error).__name__}.")
     plan = []
+    requested = {fmt.name for fmt in formats}
     for path, claimants in claims.items():
-        owner = _sniff(path, formats) if len(formats) > 1 else None
-        if owner is None or owner in claimants:
-            plan.append((owner or claimants[0], path))
+        owner = _sniff(path)
+        claimant = next((fmt for fmt in claimants if fmt.name == owner), None)
+        if owner is None or claimant is not None:
+            plan.append((claimant or claimants[0], path))
+        elif owner not in requested:  # another agent's transcript: not this import's to read
+            summary.other_format += 1
     return plan
 
 
-def _sniff(path: Path, formats: Sequence[TranscriptFormat]) -> TranscriptFormat | None:
-    """Codex lines carry a `payload`; Claude Code lines a `sessionId` or a Claude line type."""
-    names = {fmt.name: fmt for fmt in formats}
+def _sniff(path: Path) -> str | None:
+    """The name of the format a JSONL file's lines belong to: Codex lines carry a `payload`,
+    Claude Code lines a `sessionId` or a Claude line type."""
     head = islice(json_objects(path, ReadReport()), 20 if path.suffix == ".jsonl" else 0)
     for line in head:  # a generator: its file closes as soon as it is dropped
         kind = line.get("type")
         if isinstance(line.get("payload"), dict) and kind in CODEX_TYPES:
-            return names.get("codex")
+            return "codex"
         if "sessionId" in line or kind in CLAUDE_TYPES:
-            return names.get("claude-code")
+            return "claude-code"
     return None
 
 
