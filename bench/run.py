@@ -8,7 +8,8 @@ databases and measures record latency, size on disk, search, ranking fidelity an
 the two interleaved call by call.
 Every measurement is one JSON line on stdout (and in `<out>/results-<time>.jsonl`):
 `{"size", "metric", "impl": "recall" | "baseline" | "corpus" | "ratio", "value", "unit"}`;
-a `ratio` line (recall / baseline) follows each metric both implementations have.
+a `ratio` line (recall / baseline) follows each metric both implementations have. The run ends
+with the same numbers as Markdown tables, one per size (`bench.report`).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
 
-from bench import phases, views
+from bench import phases, report, views
 from bench.baseline import Baseline, driver
 from bench.corpus import default_end, queries, turns
 from bench.measure import BASELINE, RECALL, Emitter, warn
@@ -155,10 +156,13 @@ def main(argv: list[str] | None = None) -> None:
     args = _arguments(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    with open(args.out / f"results-{stamp}.jsonl", "w", encoding="utf-8") as log:
+    results = args.out / f"results-{stamp}.jsonl"
+    with open(results, "w", encoding="utf-8") as log:
         log.write(json.dumps({"meta": _meta(args)}) + "\n")
         for size in args.sizes:
             run_size(args, size, log)
+    # After the JSON lines (for programs), the same numbers for a person: one table per size.
+    print(f"\n## Results ({results})\n\n{report.tables(report.load(results))}", flush=True)
 
 
 if __name__ == "__main__":
