@@ -13,6 +13,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import pytest
+
 from history.cli.failure import LOG_BYTES, reason, write_details
 
 RECALL = Path(sys.executable).parent / "recall"
@@ -158,3 +160,19 @@ def test_end_of_input_at_the_question_forgets_nothing(tmp_path: Path) -> None:
         os.close(leader)
     assert process.returncode == 1, said
     assert said.decode().strip().endswith("nothing forgotten")
+
+
+def test_a_link_planted_at_the_shared_log_is_not_followed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shared = tmp_path / "shared-tmp"
+    shared.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(shared))
+    victim = tmp_path / "someone-elses-file"
+    victim.write_text("theirs\n")
+    (shared / f"recall-{os.getuid()}.log").symlink_to(victim)
+    (tmp_path / "a-file").write_text("")
+
+    written = write_details("stats", RuntimeError("boom"), str(tmp_path / "a-file" / "home"))
+
+    assert written is None and victim.read_text() == "theirs\n"

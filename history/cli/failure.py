@@ -15,7 +15,7 @@ import traceback
 from datetime import datetime
 from pathlib import Path
 
-from history.home import ensure_private_dir, ensure_private_file, resolve_home
+from history.home import ensure_private_dir, resolve_home
 from history.redact import redact
 
 LOG_NAME = "recall.log"
@@ -56,16 +56,29 @@ def write_details(command: str, error: BaseException, home: str | None) -> Path 
         try:
             if place.parent != Path(tempfile.gettempdir()):
                 ensure_private_dir(place.parent)
-            ensure_private_file(place)
-            if place.stat().st_size > LOG_BYTES:  # keep one older file, and no more
+            if place.is_file() and place.stat().st_size > LOG_BYTES:  # one older file, no more
                 place.replace(place.with_name(place.name + ".1"))
-                ensure_private_file(place)
-            with place.open("a", encoding="utf-8") as log:
+            with os.fdopen(_open_private(place), "a", encoding="utf-8") as log:
                 log.write(entry)
         except OSError:
             continue
         return place
     return None
+
+
+def _open_private(place: Path) -> int:
+    """Open the log to append, never through a symbolic link and only if it is ours: in a
+    shared temporary folder another user could have planted either."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(place, flags, 0o600)
+    try:
+        if hasattr(os, "getuid") and os.fstat(fd).st_uid != os.getuid():
+            raise PermissionError(f"{place} belongs to another user")
+        os.fchmod(fd, 0o600)
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
 
 
 def report(command: str, error: BaseException, home: str | None) -> None:
