@@ -172,7 +172,8 @@ def test_projects_list_and_an_empty_index_is_1(
     assert [p["project"] for p in json.loads(out)] == ["/work/shop", "/work/blog"]
 
     empty = tmp_path / "empty"
-    assert recall(empty, capsys, "projects") == (1, "Nothing recorded yet.\n", "")
+    told = "No project holds a turn: none was recorded, or all were forgotten.\n"
+    assert recall(empty, capsys, "projects") == (1, told, "")
     assert recall(empty, capsys, "sessions", "--everywhere", "--json") == (1, "[]\n", "")
 
 
@@ -184,6 +185,15 @@ def test_a_forgotten_conversation_is_gone_from_the_lists(
     assert recall(home, capsys, "sessions", "--project", "/work/shop")[0] == 1
     listed = json.loads(recall(home, capsys, "projects", "--json")[1])
     assert [p["project"] for p in listed] == ["/work/blog"]
+
+
+def test_projects_after_forgetting_everything_does_not_claim_nothing_was_recorded(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for project in ("/work/shop", "/work/blog"):
+        assert recall(home, capsys, "forget", "--project", project, "--yes")[0] == 0
+    code, out, _ = recall(home, capsys, "projects")
+    assert code == 1 and "or all were forgotten" in out and "Nothing recorded" not in out
 
 
 def test_show_on_a_terminal_goes_through_the_pager(home: Path, tmp_path: Path) -> None:

@@ -134,12 +134,15 @@ def _summary_lines(summary: ConversationSummary, named: bool) -> list[str]:
     return lines
 
 
+NO_PROJECTS = "No project holds a turn: none was recorded, or all were forgotten."
+
+
 def cmd_projects(args: argparse.Namespace) -> int:
     found = open_index(args).projects()
     if args.json:
         _json([asdict(summary) for summary in found])
     else:
-        print(_projects_table(found) if found else "Nothing recorded yet.")
+        print(_projects_table(found) if found else NO_PROJECTS)
     return OK if found else NOTHING
 
 
