@@ -101,3 +101,19 @@ def test_stalled_and_idle_connections_are_closed_within_a_bound(tmp_path: Path) 
             assert closed_within(kept_alive, 8) < 4  # the answer, then the keep-alive limit
         assert httpx.get(f"{server.base}/healthz").status_code == 200  # still serving
         assert not any("Traceback" in line for line in server.lines), server.lines
+
+
+def test_workers_say_where_they_listen_log_requests_and_close_stalled_connections(
+    tmp_path: Path,
+) -> None:
+    args = ("--workers", "2", "--read-timeout", "1", "--keep-alive", "1")
+    with recall_serve(tmp_path / "home", *args) as server:
+        assert server.serving.endswith("; no token; 2 workers")
+        assert httpx.get(f"{server.base}{SEARCH}", params={"q": "secret"}).status_code == 200
+        assert f"GET {SEARCH}?q 200 " in server.wait_for_line(f"GET {SEARCH}")
+        with raw(server.port) as stalled:
+            stalled.sendall(
+                b"POST /api/code/turns HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                b'Content-Length: 500\r\n\r\n{"turn_id": "t1", '
+            )
+            assert closed_within(stalled, 10) < 5

@@ -16,9 +16,10 @@ from collections.abc import Sequence
 
 import uvicorn
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from uvicorn.supervisors import Multiprocess
 
 from history.api.app import create_app
-from history.api.connections import with_read_deadline
+from history.api.connections import DeadlineH11Protocol, with_read_deadline
 from history.home import database_path
 from history.index import HistoryIndex, history_for
 from history.serve_settings import KEEP_ALIVE_SECONDS, LOG_LEVELS, REQUEST_READ_SECONDS
@@ -98,34 +99,53 @@ def what_is_served(index: HistoryIndex, home: str | None, guarded: bool) -> str:
     return f"{where}, {backend}; {token}"
 
 
+READ_TIMEOUT_VARIABLE = "RECALL_READ_TIMEOUT"
+LOG_LEVEL_VARIABLE = "RECALL_LOG_LEVEL"
+
+
+def _log_to_stderr(log_level: str) -> None:
+    """Our own lines at the level asked for; other libraries' only from a warning up."""
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(asctime)s %(message)s")
+    logging.getLogger("history").setLevel(log_level.upper())
+
+
 def app_from_environment() -> ASGIApp:
-    """The service of one worker process (`workers` > 1): its index is named by the environment
-    the parent process set (`$RECALL_DATABASE_URL`, else `$RECALL_HOME`), as is its token."""
+    """The service of one worker process (`workers` > 1): its index, token, log level and read
+    deadline are named by the environment the parent process set (`$RECALL_DATABASE_URL`, else
+    `$RECALL_HOME`; `$RECALL_TOKEN`; `$RECALL_LOG_LEVEL`; `$RECALL_READ_TIMEOUT`)."""
+    _log_to_stderr(os.environ.get(LOG_LEVEL_VARIABLE, "info"))
+    seconds = os.environ.get(READ_TIMEOUT_VARIABLE)
+    if seconds:
+        DeadlineH11Protocol.read_seconds = float(seconds)
     index = history_for(None)
     token = os.environ.get("RECALL_TOKEN") or None
     return _closing_on_shutdown(create_app(index, token=token), index)
 
 
-def _serve_workers(
-    home: str | None, host: str, port: int, token: str | None, url: str | None, workers: int
-) -> None:
-    """uvicorn's worker processes, each with its own index on the same database."""
+def _serve_workers(config: uvicorn.Config, serving: str, environment: dict[str, str]) -> None:
+    """uvicorn's worker processes, each with its own index on the same database, sharing one
+    socket bound here, so the start-up line can say where they listen."""
+    os.environ.update(environment)
+    sock = config.bind_socket()
+    sock.listen(config.backlog)  # connections queue until a worker takes them
+    host, port = sock.getsockname()[:2]
+    address = f"[{host}]" if ":" in host else host
+    print(f"recall serve: listening on http://{address}:{port} ({serving})", file=sys.stderr)
+    sys.stderr.flush()
+    Multiprocess(config, sockets=[sock]).run()
+
+
+def _worker_environment(
+    home: str | None, url: str | None, token: str | None, log_level: str, read_timeout: float
+) -> dict[str, str]:
+    environment = {LOG_LEVEL_VARIABLE: log_level, READ_TIMEOUT_VARIABLE: str(read_timeout)}
     if home is not None:
-        os.environ["RECALL_HOME"] = str(home)
+        environment["RECALL_HOME"] = str(home)
     if url is not None:
-        os.environ[DATABASE_URL_VARIABLE] = url
+        environment[DATABASE_URL_VARIABLE] = url
     if token:
-        os.environ["RECALL_TOKEN"] = token
-    history_for(home, url).close()  # migrate once, before the workers start
-    uvicorn.run(
-        "history.api.serve:app_from_environment",
-        factory=True,
-        workers=workers,
-        host=host,
-        port=port,
-        log_level="warning",
-        access_log=False,
-    )
+        environment["RECALL_TOKEN"] = token
+    return environment
 
 
 def serve(
@@ -154,12 +174,27 @@ def serve(
     check_bind(host, port, token)
     if log_level not in LOG_LEVELS:
         raise ValueError(f"log level {log_level!r} is not one of {', '.join(LOG_LEVELS)}")
-    # Our own lines at the level asked for; other libraries' only from a warning up.
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(asctime)s %(message)s")
-    logging.getLogger("history").setLevel(log_level.upper())
+    _log_to_stderr(log_level)
     if workers > 1:
+        environment = _worker_environment(home, database_url, token, log_level, read_timeout)
+        config = uvicorn.Config(
+            "history.api.serve:app_from_environment",
+            factory=True,
+            workers=workers,
+            host=host,
+            port=port,
+            http="history.api.connections:DeadlineH11Protocol",
+            timeout_keep_alive=keep_alive,
+            log_level="debug" if log_level == "debug" else "warning",
+            access_log=False,
+        )
+        index = history_for(home, database_url)  # migrates once, before the workers start
+        try:
+            serving = what_is_served(index, home, token is not None) + f"; {workers} workers"
+        finally:
+            index.close()
         with contextlib.suppress(KeyboardInterrupt):
-            _serve_workers(home, host, port, token, database_url, workers)
+            _serve_workers(config, serving, environment)
         return
     index = history_for(home, database_url)
     try:
