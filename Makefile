@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8765
 
-.PHONY: serve test lint typecheck pytest bench bench-1m clean dist install smoke-wheel
+.PHONY: serve test lint typecheck pytest bench bench-1m clean dist install smoke-wheel catalogues
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,11 @@ typecheck: $(VENV)/.installed-dev
 
 pytest: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest -q
+
+# The gettext catalogues (history/locale): the English messages extracted from the source, each
+# language's .po brought up to date (new messages left to translate), each .mo compiled.
+catalogues: $(VENV)/.installed-dev
+	$(BIN)/python -m tests.catalogues
 
 bench: $(VENV)/.installed-dev
 	$(BIN)/python -m bench.run --sizes 10000 100000

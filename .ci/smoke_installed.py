@@ -43,6 +43,13 @@ def installed_outside_the_checkout() -> None:
     assert not where.is_relative_to(CHECKOUT), f"history comes from the clone: {where}"
     assert (where.parent / "_migrations" / "env.py").is_file(), "the wheel lacks the migrations"
     print(f"ok  history is installed at {where.parent}")
+    from history.i18n import LANGUAGES, translator
+
+    label = "[this turn quoted earlier recall_history results]"
+    assert all(translator("tool", tag).gettext(label) != label for tag in LANGUAGES[1:]), (
+        "the wheel lacks a language's compiled catalogue"
+    )
+    print("ok  the wheel speaks ten languages")
 
 
 def sdist_is_the_whole_source() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tomllib
+from fnmatch import fnmatch
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -17,3 +18,14 @@ def test_every_folder_of_history_is_a_listed_package() -> None:
     }
     assert folders <= listed
     assert {"history._migrations", "history._migrations.versions"} <= listed
+
+
+def test_the_wheel_carries_every_compiled_catalogue() -> None:
+    """history/i18n.py reads the .mo at run time: a language left out of the wheel would fall
+    back to English in an installed recall without a word."""
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    patterns = data["package-data"]["history"]
+    compiled = [path.relative_to(ROOT / "history") for path in ROOT.glob("history/locale/**/*.mo")]
+    assert len(compiled) >= 18
+    for path in compiled:
+        assert any(fnmatch(str(path), pattern) for pattern in patterns), path

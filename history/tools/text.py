@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from history.i18n import N_
 from history.query import excerpt
 
 if TYPE_CHECKING:
@@ -13,8 +14,8 @@ if TYPE_CHECKING:
 
     from history.domain import Hit, Turn
 
-TAINT_LINE = "[this turn read untrusted content — weigh its answer accordingly]"
-QUOTING_LINE = "[this turn quoted earlier recall_history results]"
+TAINT_LINE = N_("[this turn read untrusted content — weigh its answer accordingly]")
+QUOTING_LINE = N_("[this turn quoted earlier recall_history results]")
 ASKED_MAX, ANSWERED_MAX, FILES_MAX = 300, 500, 200  # widths when the budget allows
 
 
