@@ -3,6 +3,7 @@ so that its peak RSS is the import's own (the baseline's process never loads the
 Prints JSON lines; leaves the database behind for `bench.run` to measure further.
 
     python -m bench.importer recall|baseline SIZE --db PATH|URL [--end ISO] [--seed N] [--batch N]
+        [--mix standard|common]
 
 `--db` may be a PostgreSQL URL (`postgresql+psycopg://user@host/db`) for the project's index.
 
@@ -21,7 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bench.baseline import Baseline
-from bench.corpus import default_end, turns
+from bench.corpus import default_end
+from bench.mixes import MIXES, turns
 from bench.measure import BASELINE, CORPUS, RECALL, Emitter, peak_rss_mb, warn
 from bench.world import projects, word_weights
 
@@ -30,11 +32,18 @@ if TYPE_CHECKING:
 
 
 def run_import(
-    impl: str, size: int, db: str, seed: int, end: datetime, batch: int, driver: str
+    impl: str,
+    size: int,
+    db: str,
+    seed: int,
+    end: datetime,
+    batch: int,
+    driver: str,
+    mix: str = "standard",
 ) -> None:
     out = Emitter(size)
     projects(seed), word_weights()  # build the world before the clock starts
-    stream = turns(seed, end)
+    stream = turns(mix, seed, end)
     generating = writing = 0.0
     written = 0
     recall: HistoryIndex | None = None
@@ -86,8 +95,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--batch", type=int, default=1000)
     parser.add_argument("--baseline-driver", choices=("sqlite3", "sqlean"), default="sqlite3")
+    parser.add_argument("--mix", choices=tuple(MIXES), default="standard")
     args = parser.parse_args(argv)
-    run_import(args.impl, args.size, args.db, args.seed, args.end, args.batch, args.baseline_driver)
+    run_import(
+        args.impl,
+        args.size,
+        args.db,
+        args.seed,
+        args.end,
+        args.batch,
+        args.baseline_driver,
+        args.mix,
+    )
 
 
 if __name__ == "__main__":

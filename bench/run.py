@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import os
 import platform
 import shutil
 import sqlite3
@@ -29,7 +30,8 @@ from typing import TextIO
 
 from bench import phases, report, views
 from bench.baseline import Baseline, driver
-from bench.corpus import default_end, queries, turns
+from bench.corpus import default_end
+from bench.mixes import MIXES, queries, turns
 from bench.measure import BASELINE, RECALL, Emitter, warn
 from history import HistoryIndex
 
@@ -47,6 +49,13 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out")
     parser.add_argument("--baseline-driver", choices=("sqlite3", "sqlean"), default="sqlite3")
+    parser.add_argument(
+        "--mix",
+        choices=tuple(MIXES),
+        default="standard",
+        help="the corpus and queries: standard (bench.corpus) or common (bench.common_mix: "
+        "every query word a frequent one)",
+    )
     parser.add_argument(
         "--keep",
         action="store_true",
@@ -68,6 +77,7 @@ def _import(args: argparse.Namespace, out: Emitter, impl: str, db: Path, end: da
     command = [sys.executable, "-m", "bench.importer", impl, str(out.size)]
     command += ["--db", str(db), "--end", end.isoformat(), "--seed", str(args.seed)]
     command += ["--batch", str(args.batch), "--baseline-driver", args.baseline_driver]
+    command += ["--mix", args.mix]
     with subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True) as child:
         assert child.stdout is not None
         for line in child.stdout:
@@ -80,7 +90,8 @@ def _workdir(args: argparse.Namespace, size: int) -> tuple[Path, bool]:
     """Where the databases live, and whether it is a temporary directory to remove."""
     if not args.keep and "import" in args.phases:
         return Path(tempfile.mkdtemp(prefix=f"size-{size}-", dir=args.out)), True
-    work = args.out / f"db-{size}-seed{args.seed}"
+    mix = "" if args.mix == "standard" else f"-{args.mix}"
+    work = args.out / f"db-{size}-seed{args.seed}{mix}"
     if "import" not in args.phases and not (work / "recall.db").exists():
         raise SystemExit(f"no databases in {work}: run once with --keep and the import phase")
     work.mkdir(exist_ok=True)
@@ -123,14 +134,14 @@ def _measure(
         warn(f"recall holds {recall.count()} turns, the baseline {stored}")
     if "record" in args.phases:
         # New turns, from a seed no earlier run on these databases used: nothing collides.
-        fresh = turns(args.seed * 1_000_003 + stored, end)
+        fresh = turns(args.mix, args.seed * 1_000_003 + stored, end)
         phases.record_latency(
             out, recall, baseline, list(itertools.islice(fresh, phases.WARM_UP + args.records))
         )
     if "size" in args.phases:
         phases.bytes_per_turn(out, recall, recall_db, baseline, baseline.count())
     if "search" in args.phases:
-        benchmark_queries = queries(args.queries, args.seed)
+        benchmark_queries = queries(args.mix, args.queries, args.seed)
         found = phases.search(
             out, recall, baseline, benchmark_queries, {RECALL: recall_db, BASELINE: baseline.path}
         )
@@ -148,6 +159,8 @@ def _meta(args: argparse.Namespace) -> dict[str, object]:
         "sqlite_baseline": driver(args.baseline_driver).sqlite_version,
         "stdlib_sqlite": sqlite3.sqlite_version,
         "machine": platform.machine(),
+        "mix": args.mix,
+        "load_average": list(os.getloadavg()),
         "argv": sys.argv[1:],
     }
 
