@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING
 
 from bench.baseline import Baseline
 from bench.corpus import default_end
-from bench.mixes import MIXES, turns
 from bench.measure import BASELINE, CORPUS, RECALL, Emitter, peak_rss_mb, warn
+from bench.mixes import MIXES, turns
 from bench.world import projects, word_weights
 
 if TYPE_CHECKING:

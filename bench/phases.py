@@ -89,11 +89,17 @@ def search(
     Unlike the other phases, each implementation runs all its queries in a block, from a page
     cache warmed by reading its database (`files`) through: on this machine the file cache holds
     about 4 GB and idle pages are reclaimed within minutes, and the naive baseline reads hundreds
-    of MB of postings per query, so interleaved, each ran from a cache the other had emptied."""
+    of MB of postings per query, so interleaved, each ran from a cache the other had emptied.
+    `search_{scope}_approximate`: the share of recall's searches that said they were cut short."""
+    cut_short: list[bool] = []
+
+    def recall_search(query: Query, project: str | None) -> list[str]:
+        hits = recall.search(query.text, project=project, k=k)
+        cut_short.append(hits.approximate)
+        return [hit.turn_id for hit in hits]
+
     searches: dict[str, Callable[[Query, str | None], list[str]]] = {
-        RECALL: lambda query, project: [
-            hit.turn_id for hit in recall.search(query.text, project=project, k=k)
-        ],
+        RECALL: recall_search,
         BASELINE: lambda query, project: [
             row[0] for row in baseline.search(query.terms, project=project, k=k)
         ],
@@ -113,6 +119,8 @@ def search(
                 times.append(_ms(started))
             for p in (50, 95):
                 out.emit(f"search_{scope}_p{p}", impl, percentile(times, p), "ms", k=k)
+        timed = cut_short[-len(queries) :]
+        out.emit(f"search_{scope}_approximate", RECALL, sum(timed) / len(timed), "share")
     return found
 
 

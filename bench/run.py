@@ -31,8 +31,8 @@ from typing import TextIO
 from bench import phases, report, views
 from bench.baseline import Baseline, driver
 from bench.corpus import default_end
-from bench.mixes import MIXES, queries, turns
 from bench.measure import BASELINE, RECALL, Emitter, warn
+from bench.mixes import MIXES, queries, turns
 from history import HistoryIndex
 
 ROOT = Path(__file__).resolve().parent.parent

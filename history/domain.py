@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
@@ -39,6 +40,16 @@ class Hit(Turn):
     any turn could score for the same words in this index (history.ranking.share_of_best)."""
 
     score: float
+
+
+class SearchResults(list[Hit]):
+    """A search's hits, best first. `approximate` is True when the search was cut short (its
+    words are so common that some matching turns were ranked only among the newest), so the
+    order may differ from what ranking every matching turn would give."""
+
+    def __init__(self, hits: Iterable[Hit] = (), approximate: bool = False) -> None:
+        super().__init__(hits)
+        self.approximate = approximate
 
 
 # How much of a conversation's first question a list shows, and how many of its edited files.

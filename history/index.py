@@ -14,10 +14,10 @@ from sqlalchemy import Engine
 from history import paging
 from history.domain import (
     ConversationSummary,
-    Hit,
     NewTurn,
     ProjectSummary,
     RecordOutcome,
+    SearchResults,
     Turn,
 )
 from history.home import ensure_private_dir, resolve_home
@@ -194,18 +194,20 @@ class HistoryIndex:
 
     def search(
         self, query: str, project: str | None = None, days: int | None = None, k: int = 5
-    ) -> list[Hit]:
+    ) -> SearchResults:
         """Turns matching any word of `query`, best first. `project=None` searches every project.
 
         A query of only function words finds nothing. Raises ValueError only for a bad `k` or
-        `days`; any query text is safe.
+        `days`; any query text is safe. The result is a list of `Hit`s; its `approximate` is
+        True when the search had to be cut short (every word very common): the best of the
+        newest matching turns, which may differ from the best of all.
         """
         if k < 1:
             raise ValueError("k must be at least 1")
         since = _since(days)
         query_terms = terms(query)
         if not query_terms:
-            return []
+            return SearchResults()
         scope = self._ids.project(project) if project is not None else None
         return self._repository.search(query_terms, scope, since, k)
 

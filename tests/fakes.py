@@ -12,6 +12,7 @@ from history.domain import (
     Hit,
     NewTurn,
     ProjectSummary,
+    SearchResults,
     Turn,
     UpsertCounts,
     first_asked,
@@ -45,7 +46,7 @@ class FakeTurnRepository(TurnRepository):
 
     def search(
         self, terms: Sequence[str], project: str | None, since: datetime | None, k: int
-    ) -> list[Hit]:
+    ) -> SearchResults:
         found = []
         for turn in self.turns.values():
             if project is not None and turn.project != project:
@@ -57,7 +58,7 @@ class FakeTurnRepository(TurnRepository):
             if score:
                 found.append(Hit(**{**turn.__dict__, "score": score}))
         found.sort(key=lambda hit: (-hit.score, -hit.asked_at.timestamp()))
-        return found[:k]
+        return SearchResults(found[:k])
 
     def count(self, project: str | None) -> int:
         return sum(1 for t in self.turns.values() if project is None or t.project == project)

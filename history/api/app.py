@@ -101,8 +101,10 @@ def router(index: HistoryIndex, token: str | None = None) -> APIRouter:
     ) -> SearchOut:
         if not (words := terms(q)):
             return SearchOut(terms=[], hits=[], message=NO_WORDS)
-        hits = [hit_out(hit, words) for hit in index.search(q, project, days, k)]
-        return SearchOut(terms=words, hits=hits, message=None if hits else "no turn matches")
+        found = index.search(q, project, days, k)
+        hits = [hit_out(hit, words) for hit in found]
+        message = None if hits else "no turn matches"
+        return SearchOut(terms=words, hits=hits, message=message, approximate=found.approximate)
 
     @guarded.delete(
         "/api/code/sessions/{session_id:recall_id}",

@@ -122,6 +122,11 @@ class SearchOut(BaseModel):
     terms: list[str] = Field(description="the words searched for, function words dropped")
     hits: list[HitOut] = Field(description="best first")
     message: str | None = Field(None, description="why there are no hits, when there are none")
+    approximate: bool = Field(
+        default=False,
+        description="the search was cut short (every word very common): the best of the newest "
+        "matching turns, which may differ from the best of all",
+    )
 
 
 class ForgetOut(BaseModel):

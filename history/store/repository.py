@@ -8,9 +8,9 @@ from datetime import datetime
 
 from history.domain import (
     ConversationSummary,
-    Hit,
     NewTurn,
     ProjectSummary,
+    SearchResults,
     Turn,
     UpsertCounts,
 )
@@ -29,8 +29,8 @@ class TurnRepository(abc.ABC):
     @abc.abstractmethod
     def search(
         self, terms: Sequence[str], project: str | None, since: datetime | None, k: int
-    ) -> list[Hit]:
-        """Up to `k` turns matching any of `terms`, best first."""
+    ) -> SearchResults:
+        """Up to `k` turns matching any of `terms`, best first; `approximate` when cut short."""
 
     @abc.abstractmethod
     def count(self, project: str | None) -> int: ...

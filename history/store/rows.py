@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import ColumnElement, Connection, Executable, delete, select
 
-from history.domain import Hit, NewTurn, UpsertCounts
+from history.domain import Hit, NewTurn, SearchResults, UpsertCounts
 from history.store.models import TURN_COLUMNS, ForgottenSession, Turn
 from history.store.views import turn_fields
 
@@ -37,6 +37,18 @@ def row_values(turn: NewTurn) -> dict[str, Any]:
 
 def hit(row: Sequence[Any], score: float) -> Hit:
     return Hit(**turn_fields(row), score=score)
+
+
+class Ranked(NamedTuple):
+    """What a backend's ranking found: rows with their scores, best first, and whether it was
+    cut short (some matching turns ranked only among the newest)."""
+
+    rows: list[tuple[Any, float]]
+    approximate: bool = False
+
+
+def hits(ranked: Ranked) -> SearchResults:
+    return SearchResults((hit(row, score) for row, score in ranked.rows), ranked.approximate)
 
 
 def scope(project: str | None, since: datetime | None) -> list[ColumnElement[bool]]:

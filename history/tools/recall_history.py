@@ -16,7 +16,7 @@ from history.tools.spec import IndexTool, read_only_annotations
 from history.tools.text import hit_block, quoted
 
 if TYPE_CHECKING:
-    from history.domain import Hit
+    from history.domain import SearchResults
 
 log = logging.getLogger(__name__)
 
@@ -26,6 +26,11 @@ MAX_DAYS = 36_500
 MAX_FETCH = 160  # turns read to find k that did not themselves quote recall_history
 OUTPUT_LIMIT = 4_000  # characters, whatever k is and however long the stored turns are
 DAYS_HINT = "a positive whole number of days (e.g. 14), or left out to search all history"
+APPROXIMATE = (
+    "Cut short: every word of the query is very common in this history, so these are the best "
+    "of the newest matching turns, maybe not of all; add a rarer word (a function, file or "
+    "error name) to search all of them."
+)
 
 DESCRIPTION = (
     "Search the history of earlier coding turns in this project: what the user asked, what was "
@@ -112,6 +117,8 @@ class RecallHistoryTool(IndexTool):
         if not hits:
             return self._nothing(quoted(query), days, everywhere)
         header = self._header(len(hits), quoted(query), days, everywhere, len(found) > k, k)
+        if found.approximate:
+            header += " " + APPROXIMATE
         budget = (OUTPUT_LIMIT - len(header)) // len(hits) - 2
         now = datetime.now().astimezone()
         blocks = []
@@ -131,7 +138,7 @@ class RecallHistoryTool(IndexTool):
             header += " More match: " + ("add words to narrow." if k == MAX_K else "raise k.")
         return header
 
-    def _search(self, query: str, project: str | None, days: int | None, k: int) -> list[Hit]:
+    def _search(self, query: str, project: str | None, days: int | None, k: int) -> SearchResults:
         """A turn that ran recall_history quotes older turns and outranks them: ask for more
         until k others are in hand (or there are no more), so they can be shown first."""
         fetch = 3 * k

@@ -9,7 +9,7 @@ from datetime import datetime
 from sqlalchemy import Connection, Engine
 from sqlalchemy.dialects.postgresql import insert
 
-from history.domain import Hit
+from history.domain import SearchResults
 from history.store import rows
 from history.store.postgres import scrub, upkeep
 from history.store.postgres.search import TsvectorSearch
@@ -24,11 +24,10 @@ class PostgresTurnRepository(SqlTurnRepository):
 
     def search(
         self, terms: Sequence[str], project: str | None, since: datetime | None, k: int
-    ) -> list[Hit]:
+    ) -> SearchResults:
         if not terms:
-            return []
-        found = self._search.search(terms, project, since, k)
-        return [rows.hit(row, score) for row, score in found]
+            return SearchResults()
+        return rows.hits(self._search.search(terms, project, since, k))
 
     def _forget(
         self, conn: Connection, session_ids: Sequence[str], project: str | None = None

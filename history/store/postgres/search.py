@@ -9,7 +9,8 @@ share of any score is below idf x RANK_CEILING. As on SQLite (sqlite/fts_search.
 turns are split by the rarest query word they hold, rarest first, each part ranked with every
 query word; once the k-th best score found beats the ceilings of the words not yet visited, no
 turn left can enter the top k. A part over the search's work budget is ranked in its newest
-turns only (bench/RESULTS.md measures the overlap with the exhaustive ranking that costs).
+turns only, and the result says so (`approximate`; bench/RESULTS.md measures the overlap with the
+exhaustive ranking that costs).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from history.ranking import idf, share_of_best
 from history.store.models import TURN_COLUMNS, Turn
 from history.store.postgres import schema
 from history.store.postgres.statistics import WordCounts
+from history.store.rows import Ranked
 
 # ts_rank's weights, {D, C, B, A}: the project tag, the answer, the file names, the question.
 WEIGHTS = "{0, 0.3, 0.4, 1.0}"
@@ -60,7 +62,7 @@ class TsvectorSearch:
 
     def search(
         self, terms: Sequence[str], project: str | None, since: datetime | None, k: int
-    ) -> list[tuple[Any, float]]:
+    ) -> Ranked:
         with self.engine.connect() as conn:
             rows, frequency = self.counts.rows_and_counts(conn, terms)
             ordered = sorted(terms, key=lambda term: frequency[term])
@@ -70,12 +72,14 @@ class TsvectorSearch:
             share = _project_share(conn, project, rows)
             best: dict[int, float] = {}
             left: float = WORK_BUDGET
+            cut_short = False
             for i, term in enumerate(ordered):
                 bar = heapq.nlargest(k, best.values())[-1] if len(best) >= k else 0.0
                 if sum(ceiling[i:]) <= bar:
                     break
                 expected = frequency[term] * share  # the part's rows, about
                 window = 0 if expected <= left else WINDOW_ROWS
+                cut_short = cut_short or window > 0
                 left -= expected
                 best.update(part.ranked(conn, i, window))
             ranked = heapq.nlargest(k + TIE_MARGIN, best.items(), key=lambda item: item[1])
@@ -84,7 +88,9 @@ class TsvectorSearch:
             )
             scored: list[tuple[Any, float]] = [(row[1:], best[row[0]]) for row in found]
         scored.sort(key=lambda pair: (-pair[1], -pair[0][_ASKED_AT].timestamp()))
-        return [(row, share_of_best(score, ceiling)) for row, score in scored[:k]]
+        return Ranked(
+            [(row, share_of_best(score, ceiling)) for row, score in scored[:k]], cut_short
+        )
 
 
 def _project_share(conn: Connection, project: str | None, rows: int) -> float:

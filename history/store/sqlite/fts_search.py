@@ -8,8 +8,8 @@ so each score is the exhaustive ranking's own. A term's score is below a bound w
 frequency (ranking.score_bound), so once the k-th best score found beats the sum of those bounds
 over the words not yet visited, no turn left can enter the top k and the search stops: the
 common words are reached only when turns holding nothing else could still win. Once a search's
-work budget is spent, a part is ranked in its newest turns only (bench/RESULTS.md measures the
-overlap that costs).
+work budget is spent, a part is ranked in its newest turns only, and the result says so
+(`approximate`; bench/RESULTS.md measures the overlap that costs).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from sqlalchemy import Connection, Dialect, Engine, select, text
 from history.query import fts_match, quote, stem
 from history.ranking import COLUMN_WEIGHTS, exact_form_bonus, idf, score_bound, share_of_best
 from history.store.models import TURN_COLUMNS, Turn, UtcDateTime
+from history.store.rows import Ranked
 from history.store.sqlite import fts
 
 # What one search may cost FTS5, in rows scored. Each word in a MATCH also costs a read of its
@@ -124,9 +125,9 @@ class FtsSearch:
 
     def search(
         self, terms: Sequence[str], project: str | None, since: datetime | None, k: int
-    ) -> list[tuple[Any, float]]:
+    ) -> Ranked:
         """The best `k` rows (with their scores) for `terms` in `project` (None: every project),
-        asked at `since` or later."""
+        asked at `since` or later, and whether some part was cut short."""
         with self.engine.connect() as conn:
             indexed = fts.indexed_rows(conn)
             tag = fts.project_tag(project) if project is not None else None
@@ -138,12 +139,17 @@ class FtsSearch:
             term_idf = {term: idf(indexed, frequency[term]) for term in terms}
             ceiling = [score_bound(term_idf[term]) for term in ordered]
             best = _Best(k)
+            cut_short = False
 
             def rank(held: Sequence[str], any_of: Sequence[str]) -> None:
+                nonlocal cut_short
                 window = budget.window(held, any_of)
-                if window is not None:
-                    found = _ranked(conn, held, any_of, tag, stored_since, k, window)
-                    best.add(found)
+                if window is None:
+                    cut_short = True
+                    return
+                found, whole = _ranked(conn, held, any_of, tag, stored_since, k, window)
+                best.add(found)
+                cut_short = cut_short or not whole
 
             at_once = budget.fits(ordered)
             if at_once:  # every matching turn in one ranking: the exhaustive one
@@ -169,7 +175,7 @@ class FtsSearch:
             ]
         scored.sort(key=lambda pair: (-pair[1], -pair[0][_ASKED_AT].timestamp()))
         bounds = [score_bound(value) for value in term_idf.values()]
-        return [(row, share_of_best(score, bounds)) for row, score in scored[:k]]
+        return Ranked([(row, share_of_best(score, bounds)) for row, score in scored[:k]], cut_short)
 
     def _frequencies(self, conn: Connection, terms: Sequence[str], rows: int) -> dict[str, int]:
         """Document frequencies from fts5vocab: counting one reads its posting list, so on a
@@ -208,9 +214,10 @@ def _ranked(
     since: str | None,
     k: int,
     window: int,
-) -> dict[int, float]:
+) -> tuple[dict[int, float], bool]:
     """The best turns (rowid: score) that hold one of `held` and one of `any_of` if given,
-    among the newest `window` such turns (0: all), ranked by FTS5's bm25 over those words.
+    among the newest `window` such turns (0: all), ranked by FTS5's bm25 over those words; and
+    whether that was all of them (the window held every match).
     Plain SQL: a search runs several of these, and building each through SQLAlchemy cost more
     than a small one takes to run."""
     match = _words(held)
@@ -225,7 +232,7 @@ def _ranked(
         rows = conn.exec_driver_sql(_RANKED, (match, floor, k + TIE_MARGIN))
     else:
         rows = conn.exec_driver_sql(_RANKED_SINCE, (since, match, floor, k + TIE_MARGIN))
-    return {rowid: -float(score) for rowid, score in rows}
+    return {rowid: -float(score) for rowid, score in rows}, floor == 0
 
 
 def _bonus(terms: Sequence[str], row: Any, term_idf: dict[str, float]) -> float:

@@ -8,7 +8,7 @@ from datetime import datetime
 from sqlalchemy import Connection, Engine, func, select
 from sqlalchemy.dialects.sqlite import insert
 
-from history.domain import Hit
+from history.domain import SearchResults
 from history.store import rows
 from history.store.models import Turn
 from history.store.rows import chunks as _chunks
@@ -34,24 +34,23 @@ class SqliteTurnRepository(SqlTurnRepository):
 
     def search(
         self, terms: Sequence[str], project: str | None, since: datetime | None, k: int
-    ) -> list[Hit]:
+    ) -> SearchResults:
         if not terms:
-            return []
+            return SearchResults()
         if self.full_text:
             return self._search_fts(terms, project, since, k)
         return self._search_like(terms, project, since, k)
 
     def _search_fts(
         self, terms: Sequence[str], project: str | None, since: datetime | None, k: int
-    ) -> list[Hit]:
-        found = self._fts.search(terms, project, since, k)
-        return [rows.hit(row, score) for row, score in found]
+    ) -> SearchResults:
+        return rows.hits(self._fts.search(terms, project, since, k))
 
     def _search_like(
         self, terms: Sequence[str], project: str | None, since: datetime | None, k: int
-    ) -> list[Hit]:
+    ) -> SearchResults:
         found = search_like(self.engine, terms, _scope(project, since), k)
-        return [rows.hit(row, score) for row, score in found]
+        return rows.hits(rows.Ranked(found))
 
     def _forget(
         self, conn: Connection, session_ids: Sequence[str], project: str | None = None
