@@ -14,6 +14,19 @@ from history import paging
 RecordOutcome = Literal["new", "updated", "unchanged"]
 
 
+READ_ONLY = (
+    "the history database is read-only for this process (its file, folder or disk): "
+    "searching works, recording and forgetting do not"
+)
+
+
+class ReadOnlyHistory(PermissionError):
+    """A write (a forget) asked of an index this process may only read."""
+
+    def __init__(self) -> None:
+        super().__init__(READ_ONLY)
+
+
 @dataclass(frozen=True)
 class Turn:
     """A stored turn: redacted, capped, de-duplicated, its project already a key."""

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import stat
 from pathlib import Path
 
 DATABASE_NAME = "history.db"
@@ -18,13 +20,28 @@ def database_path(home: str | os.PathLike[str] | None = None) -> Path:
 
 
 def ensure_private_dir(path: Path) -> None:
-    """A history of someone's code conversations is theirs alone: the home is 0700."""
+    """A history of someone's code conversations is theirs alone: the home is made 0700, and
+    one that exists loses what group and others may do (a read-only one stays read-only)."""
     path.mkdir(mode=0o700, parents=True, exist_ok=True)
-    path.chmod(0o700)
+    _private(path)
 
 
 def ensure_private_file(path: Path) -> None:
-    """Create the database file 0600 before SQLite does; its -wal and -shm inherit the mode."""
-    fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
-    os.close(fd)
-    path.chmod(0o600)
+    """Create the database file 0600 before SQLite does; its -wal and -shm inherit the mode.
+    A file that exists is never opened for writing here: one the user may only read stays so,
+    and opens read-only."""
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    except FileExistsError:
+        _private(path)
+    else:
+        os.close(fd)
+
+
+def _private(path: Path) -> None:
+    """Take group and other permissions away; a file on a read-only mount, or another user's,
+    keeps its mode (what it lets through is not ours to change)."""
+    mode = stat.S_IMODE(path.stat().st_mode)
+    if mode & 0o077:
+        with contextlib.suppress(OSError):
+            path.chmod(mode & ~0o077)

@@ -13,9 +13,11 @@ from sqlalchemy import Engine
 
 from history import paging
 from history.domain import (
+    READ_ONLY,
     ConversationSummary,
     NewTurn,
     ProjectSummary,
+    ReadOnlyHistory,
     RecordOutcome,
     SearchResults,
     Turn,
@@ -43,6 +45,7 @@ class HistoryIndex:
         engine: Engine | None = None,
         ids: IdMask | None = None,
         backend: str = "sqlite",
+        writable: bool = True,
     ) -> None:
         self._repository = repository
         self.backend = backend
@@ -53,6 +56,8 @@ class HistoryIndex:
         self._closed = False
         self._upkeep = Upkeep(self._upkeep_step)
         self.full_text = full_text
+        # False for a file this process may only read: search works, writes are refused.
+        self.writable = writable
         self.purge_pending = False
 
     @classmethod
@@ -66,7 +71,14 @@ class HistoryIndex:
         `busy_timeout_ms` bounds how long a write waits for another writer's lock."""
         opened = backends.open_store(target, busy_timeout_ms)
         ids = IdMask(opened.id_key_file)
-        return cls(opened.repository, opened.full_text, opened.engine, ids, opened.backend)
+        return cls(
+            opened.repository,
+            opened.full_text,
+            opened.engine,
+            ids,
+            opened.backend,
+            writable=opened.writable,
+        )
 
     def record(
         self,
@@ -118,6 +130,9 @@ class HistoryIndex:
         """`record`, saying what it did: "new", "updated" (it replaced a different turn with the
         same `turn_id`) or "unchanged" (the same turn again, left as it was); None when the turn
         was not stored (logged by turn id). Never raises."""
+        if not self.writable:
+            log.warning("turn %s not recorded: %s", self._shown_id(turn_id), READ_ONLY)
+            return None
         try:
             turn = prepare(
                 turn_id,
@@ -147,6 +162,10 @@ class HistoryIndex:
         """Store many turns in one transaction (an import). Turns of forgotten sessions are
         skipped unless `include_forgotten`, which also lifts their tombstones. Never raises:
         turns that could not be prepared or written are counted as `failed`."""
+        if not self.writable:
+            failed = sum(1 for _ in turns)
+            log.warning("%d turns not recorded: %s", failed, READ_ONLY)
+            return RecordCounts(failed=failed)
         prepared: list[NewTurn] = []
         failed = 0
         for item in turns:
@@ -220,6 +239,8 @@ class HistoryIndex:
         return self.forget_sessions([session_id])
 
     def forget_sessions(self, session_ids: Iterable[str]) -> int:
+        """`forget_session` for many. Raises ReadOnlyHistory on a file it may only read."""
+        self._refuse_if_read_only()
         with self._write_lock:
             stored = [self._ids.id(str(session_id)) for session_id in session_ids]
             removed = self._repository.delete_sessions(list(dict.fromkeys(stored)))
@@ -238,6 +259,8 @@ class HistoryIndex:
         return self._repository.session_ids(scope)
 
     def forget_project(self, project: str) -> int:
+        """Forget every conversation of `project`. Raises ReadOnlyHistory as forget_sessions."""
+        self._refuse_if_read_only()
         with self._write_lock:
             removed = self._repository.delete_project(self._ids.project(project))
             self._purge(removed)
@@ -299,6 +322,8 @@ class HistoryIndex:
         checkpointing the WAL) now, in this thread, for at most `seconds` (None: all of it).
         It runs by itself once writes pause; this is for callers that cannot wait for that.
         True when nothing is left. Never raises."""
+        if not self.writable:
+            return True  # nothing this process could do
         return self._upkeep.run_now(seconds)
 
     def _purge(self, removed: int) -> None:
@@ -316,6 +341,10 @@ class HistoryIndex:
                 "forgotten turns are out of search results, but a reader still holds an older "
                 "snapshot: the file is scrubbed on the next write"
             )
+
+    def _refuse_if_read_only(self) -> None:
+        if not self.writable:
+            raise ReadOnlyHistory
 
     def _shown_id(self, turn_id: object) -> str:
         """A turn id fit for a log line: masked like the stored one."""
@@ -338,7 +367,7 @@ class HistoryIndex:
         if not self._closed:
             self._closed = True
             self._upkeep.close()
-            if self._upkeep.due:
+            if self._upkeep.due and self.writable:
                 self._upkeep.run_now(CLOSING_UPKEEP_SECONDS)
             if self._engine is not None:
                 self._engine.dispose()

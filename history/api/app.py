@@ -34,6 +34,7 @@ from history.api.models import (
     Workspace,
     hit_out,
 )
+from history.domain import READ_ONLY
 from history.index import HistoryIndex
 from history.prepare import MAX_DAYS
 from history.query import terms
@@ -89,6 +90,8 @@ def router(index: HistoryIndex, token: str | None = None) -> APIRouter:
     def record(turn: TurnIn) -> RecordOut:
         outcome = index.record_outcome(**turn.model_dump())
         if outcome is None:
+            if not index.writable:
+                raise HTTPException(503, READ_ONLY)
             raise HTTPException(503, "the turn could not be written (logged by turn id); go on")
         return RecordOut(ok=True, turn_id=turn.turn_id, outcome=outcome)
 

@@ -21,6 +21,7 @@ from starlette.types import Message, Receive
 
 from history.api.auth import UNAUTHORIZED, authorized
 from history.api.models import MAX_BODY_BYTES
+from history.domain import ReadOnlyHistory
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +65,8 @@ class BoundedRoute(APIRoute):
             scope = {**request.scope, "query_string": _canonical(request.scope["query_string"])}
             try:
                 return await handle(Request(scope, _replay(body, request.receive)))
+            except ReadOnlyHistory as exc:
+                raise HTTPException(503, str(exc)) from exc
             except (SQLAlchemyError, OSError) as exc:
                 log.warning("%s %s failed: %s", request.method, self.path, type(exc).__name__)
                 raise HTTPException(503, UNAVAILABLE) from exc

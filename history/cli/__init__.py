@@ -16,6 +16,7 @@ from sqlalchemy.exc import OperationalError
 
 from history.cli import admin, failure, forget, imports, search, serving, views
 from history.cli.common import FAILED, INTERRUPTED, OK, unreachable
+from history.domain import ReadOnlyHistory
 from history.store.postgres.engine import DriverMissing
 from history.version import package_version
 
@@ -58,6 +59,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.database_url = None
     try:
         code: int = args.run(args)
+    except ReadOnlyHistory as exc:
+        print(f"recall {args.command} failed: {exc}", file=sys.stderr)
+        return FAILED
     except (OperationalError, DriverMissing) as exc:  # expected of a server: no log entry
         print(f"recall {args.command} failed: {unreachable(args, exc)}", file=sys.stderr)
         return FAILED

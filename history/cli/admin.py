@@ -7,6 +7,7 @@ import json
 from dataclasses import asdict
 
 from history.cli.common import NOTHING, OK, Commands, open_index
+from history.domain import READ_ONLY
 from history.home import resolve_home
 from history.index import HistoryIndex
 from history.store import migrations
@@ -83,6 +84,9 @@ def cmd_migrate(args: argparse.Namespace) -> int:
 def cmd_doctor(args: argparse.Namespace) -> int:
     index = open_index(args)
     assert index.engine is not None
+    if not index.writable and not args.check_only:
+        print(f"Only checking, not repairing: {READ_ONLY}.")
+        args.check_only = True
     if index.backend == "postgresql":
         from history.store.postgres import doctor as pg_doctor
 
@@ -90,7 +94,9 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     else:
         from history.store.sqlite.doctor import examine
 
-        report = examine(index.engine, index.full_text, repair=not args.check_only)
+        report = examine(
+            index.engine, index.full_text, repair=not args.check_only, writable=index.writable
+        )
     for finding in report.findings:
         print(finding)
     if report.healthy and index.full_text and not args.check_only:

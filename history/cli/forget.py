@@ -7,12 +7,16 @@ import sys
 from collections.abc import Callable
 from functools import partial
 
-from history.cli.common import NOTHING, OK, USAGE, Commands, open_index
+from history.cli.common import FAILED, NOTHING, OK, USAGE, Commands, open_index
+from history.domain import READ_ONLY
 from history.projects import project_key
 
 
 def cmd_forget(args: argparse.Namespace) -> int:
     index = open_index(args)
+    if not index.writable:
+        print(f"recall forget: nothing forgotten: {READ_ONLY}", file=sys.stderr)
+        return FAILED
     forget: Callable[[], int]
     if args.session is not None:
         target = f"conversation {args.session}"

@@ -13,7 +13,8 @@ import logging
 import sys
 from pathlib import Path
 
-from history.cli.common import NOTHING, OK, USAGE, Commands
+from history.cli.common import FAILED, NOTHING, OK, USAGE, Commands
+from history.domain import READ_ONLY
 from history.importers import FORMATS, TranscriptFormat, detect
 from history.importers.run import ImportSummary, import_hook, import_transcripts
 from history.index import history_for
@@ -30,9 +31,13 @@ def cmd_import(args: argparse.Namespace) -> int:
         formats = [FORMATS[args.format]]
     else:  # with a PATH: every format looks there; without: those with transcripts at home
         formats = list(FORMATS.values()) if root is not None else detect()
+    index = history_for(args.home, args.database_url)
+    if not index.writable:
+        print(f"recall import: nothing imported: {READ_ONLY}", file=sys.stderr)
+        return FAILED
     if formats:
         summary = import_transcripts(
-            history_for(args.home, args.database_url),
+            index,
             formats,
             root,
             include_forgotten=args.include_forgotten,
@@ -55,7 +60,11 @@ def cmd_hook(args: argparse.Namespace) -> int:
     # Nothing may reach stdout, even from a library that prints: Claude Code would read it.
     with contextlib.redirect_stdout(sys.stderr):
         try:
-            summary = import_hook(history_for(args.home, args.database_url), sys.stdin.read())
+            index = history_for(args.home, args.database_url)
+            if not index.writable:
+                print(f"recall hook: nothing imported: {READ_ONLY}", file=sys.stderr)
+                return OK
+            summary = import_hook(index, sys.stdin.read())
         except Exception as error:  # a hook never breaks the agent's turn
             print(f"recall hook: nothing imported ({type(error).__name__})", file=sys.stderr)
             return OK

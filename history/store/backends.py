@@ -27,6 +27,8 @@ class OpenedStore:
     backend: str  # "sqlite" or "postgresql"
     # Where the key that tags ids which held a secret is kept (history/redaction/ids.py).
     id_key_file: Path | None
+    # False for a file this process may only read: searching works, writing is refused.
+    writable: bool = True
 
 
 def is_postgres(target: str | os.PathLike[str]) -> bool:
@@ -55,7 +57,9 @@ def open_store(target: str | os.PathLike[str], busy_timeout_ms: int) -> OpenedSt
     repository = SqliteTurnRepository(opened.engine, opened.full_text, opened.secure_delete)
     path = sqlite_db.sqlite_path(url)
     key = id_key_path(path) if path is not None else None
-    return OpenedStore(repository, opened.engine, opened.full_text, "sqlite", key)
+    return OpenedStore(
+        repository, opened.engine, opened.full_text, "sqlite", key, writable=opened.writable
+    )
 
 
 def postgres_id_key(engine: Engine) -> Path | None:

@@ -39,7 +39,9 @@ def index_agrees(engine: Engine) -> bool:
     return True
 
 
-def examine(engine: Engine, full_text: bool, repair: bool = True) -> DoctorReport:
+def examine(
+    engine: Engine, full_text: bool, repair: bool = True, writable: bool = True
+) -> DoctorReport:
     report = DoctorReport()
     problems = table_problems(engine)
     if problems:
@@ -55,6 +57,10 @@ def examine(engine: Engine, full_text: bool, repair: bool = True) -> DoctorRepor
             "This SQLite has no FTS5: searches use the LIKE fallback, so there is no full-text "
             "index to check."
         )
+        return report
+    if not writable:
+        # FTS5's own check is asked for by an INSERT, which a read-only file refuses.
+        report.findings.append("The full-text index was not checked: the file is read-only here.")
         return report
     with engine.connect() as conn:
         missing = fts.missing_triggers(conn)
