@@ -28,6 +28,7 @@ from mcp_types import (
     ToolAnnotations,
 )
 
+from history.i18n import LANGUAGE_HELP, N_, Messages, from_environment
 from history.index import history_for
 from history.tools.recall_history import RecallHistoryTool
 from history.tools.recall_turn import RecallTurnTool
@@ -35,7 +36,7 @@ from history.tools.spec import AgentTool
 from history.version import package_version
 
 NAME = "recall-history"
-INSTRUCTIONS = (
+INSTRUCTIONS = N_(
     "recall_history searches this project's earlier coding turns (asked, answered, files read "
     "and edited), including turns trimmed out of the conversation; recall_turn reads one of the "
     "turns it found in full, with the turns around it. Read-only."
@@ -52,8 +53,10 @@ def _listed(tool: AgentTool) -> Tool:
     )
 
 
-def build_server(tools: Sequence[AgentTool]) -> Server[Any]:
-    """An MCP server exposing `tools` and nothing else."""
+def build_server(tools: Sequence[AgentTool], language: str | None = "en") -> Server[Any]:
+    """An MCP server exposing `tools` and nothing else, its instructions and its own errors in
+    `language` (the tools speak theirs)."""
+    _ = Messages("tool", language)
     by_name = {tool.name: tool for tool in tools}
     listed = ListToolsResult(tools=[_listed(tool) for tool in tools])
 
@@ -63,7 +66,11 @@ def build_server(tools: Sequence[AgentTool]) -> Server[Any]:
     async def call_tool(ctx: Any, params: CallToolRequestParams) -> CallToolResult:
         tool = by_name.get(params.name)
         if tool is None:
-            text = f"error: no tool is named {params.name!r}; this server has {', '.join(by_name)}."
+            text = "error: " + _(
+                "no tool is named {name}; this server has {names}.",
+                name=repr(params.name),
+                names=", ".join(by_name),
+            )
         else:  # the index is synchronous: off the event loop
             text = await anyio.to_thread.run_sync(tool.call, params.arguments or {})
         return CallToolResult(
@@ -73,7 +80,7 @@ def build_server(tools: Sequence[AgentTool]) -> Server[Any]:
     return Server(
         NAME,
         version=package_version(),
-        instructions=INSTRUCTIONS,
+        instructions=_(INSTRUCTIONS),
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
@@ -85,14 +92,20 @@ async def serve_stdio(server: Server[Any]) -> None:
 
 
 def main(
-    project: str | None = None, home: str | None = None, database_url: str | None = None
+    project: str | None = None,
+    home: str | None = None,
+    database_url: str | None = None,
+    language: str | None = None,
 ) -> None:
     """Serve recall_history and recall_turn on stdio over `<home>/history.db` ($RECALL_HOME or
-    ~/.recall), or over the PostgreSQL database at `database_url` ($RECALL_DATABASE_URL)."""
+    ~/.recall), or over the PostgreSQL database at `database_url` ($RECALL_DATABASE_URL), in
+    `language` (else $RECALL_LANGUAGE, else the locale's, else English)."""
     index = history_for(home, database_url)
     here = project or os.getcwd()
+    spoken = language or from_environment()
     try:
-        server = build_server([RecallHistoryTool(index, here), RecallTurnTool(index, here)])
+        tools = [RecallHistoryTool(index, here, spoken), RecallTurnTool(index, here, spoken)]
+        server = build_server(tools, spoken)
         anyio.run(serve_stdio, server)
     finally:
         index.close()
@@ -106,9 +119,10 @@ def _parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--project", help="workspace path (default: the current directory)")
     parser.add_argument("--home", help="index home (default: $RECALL_HOME or ~/.recall)")
     parser.add_argument("--database-url", help="a PostgreSQL URL (default $RECALL_DATABASE_URL)")
+    parser.add_argument("--language", help=LANGUAGE_HELP)
     return parser.parse_args(argv)
 
 
 if __name__ == "__main__":
     arguments = _parse()
-    main(arguments.project, arguments.home, arguments.database_url)
+    main(arguments.project, arguments.home, arguments.database_url, arguments.language)

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from history.cli.common import OK, USAGE, Commands, port_number, positive, seconds
+from history.i18n import LANGUAGE_HELP
 from history.serve_settings import KEEP_ALIVE_SECONDS, LOG_LEVELS, REQUEST_READ_SECONDS
 
 
@@ -32,7 +33,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def cmd_mcp(args: argparse.Namespace) -> int:
     from history.mcp_server import main
 
-    main(args.project, args.home, args.database_url)
+    main(args.project, args.home, args.database_url, args.language)
     return OK
 
 
@@ -77,4 +78,5 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:
         "mcp", parents=[common], help="serve recall_history and recall_turn over MCP stdio"
     )
     mcp.add_argument("--project", help="workspace path (default: the current directory)")
+    mcp.add_argument("--language", help=LANGUAGE_HELP)
     mcp.set_defaults(run=cmd_mcp)

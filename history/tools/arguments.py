@@ -6,7 +6,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from history.tools.text import clip
+from history.i18n import Messages
+from history.tools.text import ENGLISH, clip
 
 
 class BadArgument(ValueError):
@@ -22,17 +23,24 @@ def shown(value: object) -> str:
     return clip(text, 40)
 
 
-def whole(name: str, value: object, low: int, high: int, hint: str) -> int:
-    """A whole number from `low` to `high`; JSON has one number type, so 14.0 is 14."""
+def whole(name: str, value: object, low: int, high: int, hint: str, _: Messages = ENGLISH) -> int:
+    """A whole number from `low` to `high`; JSON has one number type, so 14.0 is 14. `hint`
+    says what it must be, in `_`'s language."""
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise BadArgument(f"{name} must be {hint}; got {shown(value)}.")
+        raise BadArgument(
+            _("{name} must be {hint}; got {value}.", name=name, hint=hint, value=shown(value))
+        )
     return value
 
 
 def present(
-    arguments: object, parameters: dict[str, Any], example: str, missing: str
+    arguments: object,
+    parameters: dict[str, Any],
+    example: str,
+    missing: str,
+    _: Messages = ENGLISH,
 ) -> dict[str, Any]:
     """A model's raw arguments, checked against the tool's `parameters` for what any call must
     be (an object, no unknown names, the required one there): those given, a JSON null left
@@ -43,17 +51,20 @@ def present(
             arguments = json.loads(arguments or "{}")
         except ValueError:
             raise BadArgument(
-                f"arguments are not valid JSON; send an object, e.g. {example}."
+                _("arguments are not valid JSON; send an object, e.g. {example}.", example=example)
             ) from None
     if not isinstance(arguments, Mapping):
-        raise BadArgument(f"arguments must be a JSON object, e.g. {example}.")
+        raise BadArgument(_("arguments must be a JSON object, e.g. {example}.", example=example))
     known = parameters["properties"]
     unknown = sorted(str(key) for key in arguments if key not in known)
     if unknown:
         takes = ", ".join(known)
-        raise BadArgument(f"unknown argument {', '.join(map(shown, unknown))}; it takes {takes}.")
+        names = ", ".join(map(shown, unknown))
+        raise BadArgument(
+            _("unknown argument {names}; it takes {known}.", names=names, known=takes)
+        )
     given = {str(key): value for key, value in arguments.items() if value is not None}
     for name in parameters["required"]:
         if name not in given:
-            raise BadArgument(f"{name} is missing; {missing}")
+            raise BadArgument(_("{name} is missing; {what}", name=name, what=missing))
     return given

@@ -10,6 +10,7 @@ import logging
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from history.i18n import N_
 from history.query import terms
 from history.tools.arguments import BadArgument, shown, whole
 from history.tools.spec import IndexTool, read_only_annotations
@@ -25,14 +26,14 @@ MAX_K = 10
 MAX_DAYS = 36_500
 MAX_FETCH = 160  # turns read to find k that did not themselves quote recall_history
 OUTPUT_LIMIT = 4_000  # characters, whatever k is and however long the stored turns are
-DAYS_HINT = "a positive whole number of days (e.g. 14), or left out to search all history"
-APPROXIMATE = (
+DAYS_HINT = N_("a positive whole number of days (e.g. 14), or left out to search all history")
+APPROXIMATE = N_(
     "Cut short: every word of the query is very common in this history, so these are the best "
     "of the newest matching turns, maybe not of all; add a rarer word (a function, file or "
     "error name) to search all of them."
 )
 
-DESCRIPTION = (
+DESCRIPTION = N_(
     "Search the history of earlier coding turns in this project: what the user asked, what was "
     "answered, which files were read and edited. It covers turns that have been trimmed out of "
     "this conversation's context and turns of earlier conversations. Use it when the user refers "
@@ -53,25 +54,29 @@ PARAMETERS: dict[str, Any] = {
         "query": {
             "type": "string",
             "minLength": 1,
-            "description": "Words to look for, e.g. 'login function' or 'auth.py token refresh'.",
+            "description": N_(
+                "Words to look for, e.g. 'login function' or 'auth.py token refresh'."
+            ),
         },
         "days": {
             "type": "integer",
             "minimum": 1,
             "maximum": MAX_DAYS,
-            "description": "Only turns asked in the last N days. Leave out to search all history.",
+            "description": N_(
+                "Only turns asked in the last N days. Leave out to search all history."
+            ),
         },
         "k": {
             "type": "integer",
             "minimum": 1,
             "maximum": MAX_K,
             "default": 5,
-            "description": "How many turns to return, best first (1 to 10).",
+            "description": N_("How many turns to return, best first (1 to 10)."),
         },
         "everywhere": {
             "type": "boolean",
             "default": False,
-            "description": "Search the turns of every project, not only this one.",
+            "description": N_("Search the turns of every project, not only this one."),
         },
     },
     "required": ["query"],
@@ -79,7 +84,7 @@ PARAMETERS: dict[str, Any] = {
 }
 
 
-MCP_ANNOTATIONS = read_only_annotations("Recall history")
+MCP_ANNOTATIONS = read_only_annotations(N_("Recall history"))
 
 
 class RecallHistoryTool(IndexTool):
@@ -88,7 +93,7 @@ class RecallHistoryTool(IndexTool):
     parameters = PARAMETERS
     annotations = MCP_ANNOTATIONS
     example = '{"query": "login function"}'
-    missing = 'pass the words to look for, e.g. {"query": "login"}.'
+    missing = N_("pass the words to look for, e.g. {example}.")
 
     def run(self, query: str, days: int | None = None, k: int = 5, everywhere: bool = False) -> str:
         try:
@@ -97,45 +102,89 @@ class RecallHistoryTool(IndexTool):
             return f"error: {bad}"
         except Exception as exc:  # a model gets one line, never a traceback
             log.exception("recall_history failed")
-            return f"error: the history could not be searched ({type(exc).__name__}); go on."
+            _ = self._
+            return "error: " + _(
+                "the history could not be searched ({error}); go on.", error=type(exc).__name__
+            )
 
     def _answer(self, query: object, days: object, k: object, everywhere: object) -> str:
+        _ = self._
         if not isinstance(query, str) or not query.strip():
-            raise BadArgument(f'query must be words to look for, e.g. "login"; got {shown(query)}.')
+            raise BadArgument(
+                _('query must be words to look for, e.g. "login"; got {value}.', value=shown(query))
+            )
         if not (words := terms(query)):
             raise BadArgument(
-                f"query {shown(query)} has no word to search for (common words like 'the' are "
-                "ignored); add a distinctive one: a function, file, error or topic name."
+                _(
+                    "query {value} has no word to search for (common words like 'the' are "
+                    "ignored); add a distinctive one: a function, file, error or topic name.",
+                    value=shown(query),
+                )
             )
         if days is not None:
-            days = whole("days", days, 1, MAX_DAYS, DAYS_HINT)
-        k = whole("k", k, 1, MAX_K, f"a whole number from 1 to {MAX_K} (default 5)")
+            days = whole("days", days, 1, MAX_DAYS, _(DAYS_HINT), _)
+        hint = _(
+            "a whole number from {low} to {high} (default {default})", low=1, high=MAX_K, default=5
+        )
+        k = whole("k", k, 1, MAX_K, hint, _)
         if not isinstance(everywhere, bool):
-            raise BadArgument(f"everywhere must be true or false; got {shown(everywhere)}.")
+            raise BadArgument(
+                _("everywhere must be true or false; got {value}.", value=shown(everywhere))
+            )
         found = self._search(query, None if everywhere else self.project, days, k)
         hits = sorted(found, key=lambda hit: NAME in hit.tools)[:k]  # stable: rank kept
         if not hits:
             return self._nothing(quoted(query), days, everywhere)
         header = self._header(len(hits), quoted(query), days, everywhere, len(found) > k, k)
         if found.approximate:
-            header += " " + APPROXIMATE
+            header += " " + self._(APPROXIMATE)
         budget = (OUTPUT_LIMIT - len(header)) // len(hits) - 2
         now = datetime.now().astimezone()
         blocks = []
         for i, hit in enumerate(hits, 1):
             quoting, foreign = NAME in hit.tools, everywhere and hit.project != self.project
-            blocks.append(hit_block(i, hit, words, budget, now, quoting=quoting, foreign=foreign))
+            blocks.append(
+                hit_block(i, hit, words, budget, now, quoting=quoting, foreign=foreign, _=self._)
+            )
         return "\n\n".join([header, *blocks])
 
     def _header(
         self, shown: int, query: str, days: int | None, everywhere: bool, more: bool, k: int
     ) -> str:
-        scope = "every project" if everywhere else f"this project ({self.project})"
-        window = f", last {days} days" if days is not None else ""
-        verb = "turn matches" if shown == 1 else "turns match"
-        header = f"{shown} earlier {verb} {query} in {scope}{window}; best first."
+        _ = self._
+        if days is None:
+            scope = (
+                _("in every project")
+                if everywhere
+                else _("in this project ({project})", project=self.project)
+            )
+        elif everywhere:
+            scope = _.ngettext(
+                "in every project, last {days} day",
+                "in every project, last {days} days",
+                days,
+                days=days,
+            )
+        else:
+            scope = _.ngettext(
+                "in this project ({project}), last {days} day",
+                "in this project ({project}), last {days} days",
+                days,
+                project=self.project,
+                days=days,
+            )
+        header = _.ngettext(
+            "{count} earlier turn matches {query} {scope}; best first.",
+            "{count} earlier turns match {query} {scope}; best first.",
+            shown,
+            count=shown,
+            query=query,
+            scope=scope,
+        )
         if more:
-            header += " More match: " + ("add words to narrow." if k == MAX_K else "raise k.")
+            header += (
+                _(" More match: add words to narrow.") if k == MAX_K else _(" More match: raise k.")
+            )
         return header
 
     def _search(self, query: str, project: str | None, days: int | None, k: int) -> SearchResults:
@@ -151,20 +200,51 @@ class RecallHistoryTool(IndexTool):
 
     def _nothing(self, query: str, days: int | None, everywhere: bool) -> str:
         """Three different nothings, each saying what to do next."""
-        where = "any project" if everywhere else f"this project ({self.project})"
+        _, project = self._, self.project
         if self.index.count(None if everywhere else self.project) == 0:
-            return (
-                f"Nothing in the history of {where}: no turn was recorded there, or all were "
-                "forgotten, so there is nothing to search. Answer from this conversation and the "
-                "code itself"
-                + ("." if everywhere else ", or pass everywhere=true to search other projects.")
+            if everywhere:
+                return _(
+                    "Nothing in the history of any project: no turn was recorded there, or all "
+                    "were forgotten, so there is nothing to search. Answer from this "
+                    "conversation and the code itself."
+                )
+            return _(
+                "Nothing in the history of this project ({project}): no turn was recorded "
+                "there, or all were forgotten, so there is nothing to search. Answer from this "
+                "conversation and the code itself, or pass everywhere=true to search other "
+                "projects.",
+                project=project,
+            )
+        if days is not None and everywhere:
+            return _.ngettext(
+                "No turn in any project from the last {days} day matches {query}. An older turn "
+                "may match: call again without days to search all of the history.",
+                "No turn in any project from the last {days} days matches {query}. An older turn "
+                "may match: call again without days to search all of the history.",
+                days,
+                days=days,
+                query=query,
             )
         if days is not None:
-            return (
-                f"No turn in {where} from the last {days} days matches {query}. An older turn "
-                "may match: call again without days to search all of the history."
+            return _.ngettext(
+                "No turn in this project ({project}) from the last {days} day matches {query}. "
+                "An older turn may match: call again without days to search all of the history.",
+                "No turn in this project ({project}) from the last {days} days matches {query}. "
+                "An older turn may match: call again without days to search all of the history.",
+                days,
+                project=project,
+                days=days,
+                query=query,
             )
-        return (
-            f"No earlier turn in {where} matches {query}. Try other words (a function, file "
-            "or error name)" + ("." if everywhere else ", or everywhere=true for every project.")
+        if everywhere:
+            return _(
+                "No earlier turn in any project matches {query}. Try other words (a function, "
+                "file or error name).",
+                query=query,
+            )
+        return _(
+            "No earlier turn in this project ({project}) matches {query}. Try other words (a "
+            "function, file or error name), or everywhere=true for every project.",
+            project=project,
+            query=query,
         )

@@ -8,6 +8,7 @@ import logging
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from history.i18n import N_, Messages
 from history.tools.arguments import BadArgument, shown, whole
 from history.tools.spec import IndexTool, read_only_annotations
 from history.tools.turn_text import conversation_text, turn_block
@@ -21,7 +22,7 @@ NAME = "recall_turn"
 MAX_RADIUS = 5
 PART_CHARS = 6_000  # characters of the answer per call, however long the turns are
 
-DESCRIPTION = (
+DESCRIPTION = N_(
     "Read an earlier coding turn in full: what the user asked and what was answered, word for "
     "word, with the files it read and edited. Pass a turn id from recall_history's results. "
     "radius adds that many turns before and after it in its conversation (1 to 5; 0, the "
@@ -35,27 +36,29 @@ PARAMETERS: dict[str, Any] = {
         "turn_id": {
             "type": "string",
             "minLength": 1,
-            "description": "A turn id from recall_history's results.",
+            "description": N_("A turn id from recall_history's results."),
         },
         "radius": {
             "type": "integer",
             "minimum": 0,
             "maximum": MAX_RADIUS,
             "default": 0,
-            "description": "Turns of its conversation to add before and after it (0 to 5).",
+            "description": N_("Turns of its conversation to add before and after it (0 to 5)."),
         },
         "offset": {
             "type": "integer",
             "minimum": 0,
             "default": 0,
-            "description": "Where to go on reading a long answer: the offset its last part named.",
+            "description": N_(
+                "Where to go on reading a long answer: the offset its last part named."
+            ),
         },
     },
     "required": ["turn_id"],
     "additionalProperties": False,
 }
 
-MCP_ANNOTATIONS = read_only_annotations("Recall a turn")
+MCP_ANNOTATIONS = read_only_annotations(N_("Recall a turn"))
 
 
 class RecallTurnTool(IndexTool):
@@ -64,7 +67,7 @@ class RecallTurnTool(IndexTool):
     parameters = PARAMETERS
     annotations = MCP_ANNOTATIONS
     example = '{"turn_id": "t-42"}'
-    missing = "pass a turn id from recall_history's results."
+    missing = N_("pass a turn id from recall_history's results.")
 
     def run(self, turn_id: str, radius: int = 0, offset: int = 0) -> str:
         try:
@@ -73,38 +76,68 @@ class RecallTurnTool(IndexTool):
             return f"error: {bad}"
         except Exception as exc:  # a model gets one line, never a traceback
             log.exception("recall_turn failed")
-            return f"error: the history could not be read ({type(exc).__name__}); go on."
+            _ = self._
+            return "error: " + _(
+                "the history could not be read ({error}); go on.", error=type(exc).__name__
+            )
 
     def _answer(self, turn_id: object, radius: object, offset: object) -> str:
+        _ = self._
         if not isinstance(turn_id, str) or not turn_id.strip():
             raise BadArgument(
-                f"turn_id must be a turn id from recall_history's results; got {shown(turn_id)}."
+                _(
+                    "turn_id must be a turn id from recall_history's results; got {value}.",
+                    value=shown(turn_id),
+                )
             )
-        radius = whole("radius", radius, 0, MAX_RADIUS, "a whole number from 0 to 5 (default 0)")
-        offset = whole("offset", offset, 0, 2**63, "the offset a part named, or 0")
+        hint = _(
+            "a whole number from {low} to {high} (default {default})",
+            low=0,
+            high=MAX_RADIUS,
+            default=0,
+        )
+        radius = whole("radius", radius, 0, MAX_RADIUS, hint, _)
+        offset = whole("offset", offset, 0, 2**63, _("the offset a part named, or 0"), _)
         turn = self.index.turn(turn_id)
         if turn is None:
             raise BadArgument(
-                f"no turn has the id {shown(turn_id)} (it may have been forgotten); pass one "
-                "from recall_history's results."
+                _(
+                    "no turn has the id {value} (it may have been forgotten); pass one from "
+                    "recall_history's results.",
+                    value=shown(turn_id),
+                )
             )
         now = datetime.now().astimezone()
         if radius == 0:
-            text = turn_block(turn, now, self.project)
+            text = turn_block(turn, now, self.project, _=_)
         else:
             turns = self.index.conversation(turn.session_id, around=turn_id, radius=radius)
-            text = conversation_text(turns, now, self.project, around=turn_id)
-        return _part(text, offset)
+            text = conversation_text(turns, now, self.project, around=turn_id, _=_)
+        return _part(text, offset, _)
 
 
-def _part(text: str, offset: int) -> str:
+def _part(text: str, offset: int, _: Messages) -> str:
     """The `PART_CHARS` of `text` from `offset`, saying how to read on when more is left."""
     if offset and offset >= len(text):
         raise BadArgument(
-            f"offset {offset} is past the end of this answer ({len(text)} characters); call "
-            "without offset to read it from the start."
+            _.ngettext(
+                "offset {offset} is past the end of this answer ({length} character); call "
+                "without offset to read it from the start.",
+                "offset {offset} is past the end of this answer ({length} characters); call "
+                "without offset to read it from the start.",
+                len(text),
+                offset=offset,
+                length=len(text),
+            )
         )
     end = offset + PART_CHARS
     if end >= len(text):
         return text[offset:]
-    return f"{text[offset:end]}\n[+{len(text) - end} characters: call again with offset={end}]"
+    more = _.ngettext(
+        "[+{count} character: call again with offset={end}]",
+        "[+{count} characters: call again with offset={end}]",
+        len(text) - end,
+        count=len(text) - end,
+        end=end,
+    )
+    return f"{text[offset:end]}\n{more}"

@@ -1,12 +1,13 @@
 """What recall_history shows of one hit: a dated block of excerpts and file lists that fits a
-budget of characters, with a line warning of turns that read untrusted content."""
+budget of characters, with a line warning of turns that read untrusted content. Labels are in
+the language of the `_` given (English by default); the stored text stays as it was written."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from history.i18n import N_
+from history.i18n import N_, Messages
 from history.query import excerpt
 
 if TYPE_CHECKING:
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
 TAINT_LINE = N_("[this turn read untrusted content — weigh its answer accordingly]")
 QUOTING_LINE = N_("[this turn quoted earlier recall_history results]")
 ASKED_MAX, ANSWERED_MAX, FILES_MAX = 300, 500, 200  # widths when the budget allows
+ENGLISH = Messages("tool")
 
 
 def clip(text: str, width: int) -> str:
@@ -32,30 +34,35 @@ def tail(path: str, width: int) -> str:
     return path if len(path) <= width else "…" + path[-(width - 1) :]
 
 
-def file_line(label: str, paths: Sequence[str], width: int) -> str:
+def file_line(label: str, paths: Sequence[str], width: int, _: Messages = ENGLISH) -> str:
     """`label: a, b +N more`, as many paths as fit in about `width` characters."""
     shown: list[str] = []
     used = len(label) + 2
     for i, path in enumerate(paths):
-        more = f" +{len(paths) - i - 1} more" if i < len(paths) - 1 else ""
+        more = " " + _("+{count} more", count=len(paths) - i - 1) if i < len(paths) - 1 else ""
         item = tail(path, 60 if shown else max(16, min(60, width - used - len(more))))
         if shown and used + len(item) + 2 + len(more) > width:
             break
         shown.append(item)
         used += len(item) + 2
     rest = len(paths) - len(shown)
-    return f"{label}: {', '.join(shown)}" + (f" +{rest} more" if rest else "")
+    return f"{label}: {', '.join(shown)}" + (" " + _("+{count} more", count=rest) if rest else "")
 
 
-def dated(asked_at: datetime, now: datetime) -> str:
+def dated(asked_at: datetime, now: datetime, _: Messages = ENGLISH) -> str:
     """`2026-01-05 13:30 (3 days ago)`, in local time."""
     when = asked_at.astimezone()
     age = (now.date() - when.date()).days
-    ago = "today" if age <= 0 else "yesterday" if age == 1 else f"{age} days ago"
+    if age <= 0:
+        ago = _("today")
+    elif age == 1:
+        ago = _("yesterday")
+    else:
+        ago = _.ngettext("{days} day ago", "{days} days ago", age, days=age)
     return f"{when:%Y-%m-%d %H:%M} ({ago})"
 
 
-def files_told_apart(turn: Turn, width: int) -> list[str]:
+def files_told_apart(turn: Turn, width: int, _: Messages = ENGLISH) -> list[str]:
     """`edited:` and `read:` lines (a file edited is not listed as read), paths under the turn's
     project relative to it, each about `width` characters at most."""
     prefix = turn.project.rstrip("/") + "/"
@@ -64,34 +71,41 @@ def files_told_apart(turn: Turn, width: int) -> list[str]:
     for path in edited:
         files.pop(path, None)
     return [
-        file_line(label, paths, width)
-        for label, paths in (("edited", edited), ("read", list(files)))
+        file_line(label, paths, width, _)
+        for label, paths in ((_("edited"), edited), (_("read"), list(files)))
         if paths
     ]
 
 
 def hit_block(
-    n: int, hit: Hit, words: list[str], budget: int, now: datetime, *, quoting: bool, foreign: bool
+    n: int,
+    hit: Hit,
+    words: list[str],
+    budget: int,
+    now: datetime,
+    *,
+    quoting: bool,
+    foreign: bool,
+    _: Messages = ENGLISH,
 ) -> str:
     """Hit number `n`, at most `budget` characters. `quoting`: the turn itself ran recall_history;
     `foreign`: the turn is from another project than the one searched from, so it is named."""
-    lines = [
-        f"[{n}] {dated(hit.asked_at, now)} · turn {clip(hit.turn_id, 64)}"
-        f" · conversation {clip(hit.session_id, 64)}"
-    ]
+    turn = _("turn {turn}", turn=clip(hit.turn_id, 64))
+    conversation = _("conversation {conversation}", conversation=clip(hit.session_id, 64))
+    lines = [f"[{n}] {dated(hit.asked_at, now, _)} · {turn} · {conversation}"]
     if hit.tainted:
-        lines.append(TAINT_LINE)
+        lines.append(_(TAINT_LINE))
     if quoting:
-        lines.append(QUOTING_LINE)
+        lines.append(_(QUOTING_LINE))
     if foreign:
-        lines.append(f"project: {tail(hit.project, 80)}")
+        lines.append(_("project") + f": {tail(hit.project, 80)}")
     # What is left after the must-have lines: a fifth for each file list, the rest excerpts.
     room = budget - sum(len(line) + 1 for line in lines) - 24  # labels, newlines, ellipses
-    listed = files_told_apart(hit, min(FILES_MAX, room // 5))
+    listed = files_told_apart(hit, min(FILES_MAX, room // 5), _)
     room -= sum(len(line) + 1 for line in listed)
     asked_width = max(30, min(ASKED_MAX, room * 2 // 5))
-    lines.append(f"asked: {excerpt(hit.asked, words, asked_width)}")
+    lines.append(_("asked") + f": {excerpt(hit.asked, words, asked_width)}")
     answered_width = max(40, min(ANSWERED_MAX, room - asked_width))
-    lines.append(f"answered: {excerpt(hit.answered, words, answered_width)}")
+    lines.append(_("answered") + f": {excerpt(hit.answered, words, answered_width)}")
     block = "\n".join([*lines, *listed])
     return block if len(block) <= budget else block[: budget - 1] + "…"
