@@ -78,7 +78,13 @@ def serve_one_request() -> None:
         with urllib.request.urlopen(url, timeout=10) as answer:
             found = json.load(answer)
         assert found["hits"] and "health endpoint" in found["hits"][0]["asked"], found
+        with urllib.request.urlopen(f"{listening[1]}/", timeout=10) as answer:
+            page = answer.read().decode()
+        with urllib.request.urlopen(f"{listening[1]}/page/app.js", timeout=10) as answer:
+            script = answer.read().decode()
+        assert '<script src="/page/app.js"' in page and "page-data" in script, page[:300]
         print(f"ok  recall serve: {first.strip()}")
+        print(f"ok  GET / is the page ({len(page)} bytes, app.js {len(script)} bytes)")
         print(f"ok  GET /api/code/history found {found['hits'][0]['turn_id']}")
     finally:
         server.terminate()

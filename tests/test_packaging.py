@@ -1,4 +1,4 @@
-"""The distributions carry every package of history/ and the migrations."""
+"""The distributions carry every package of history/, the migrations and the page's files."""
 
 from __future__ import annotations
 
@@ -29,3 +29,13 @@ def test_the_wheel_carries_every_compiled_catalogue() -> None:
     assert len(compiled) >= 18
     for path in compiled:
         assert any(fnmatch(str(path), pattern) for pattern in patterns), path
+
+
+def test_the_page_s_static_files_are_package_data() -> None:
+    patterns = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"
+    ]["history.web"]
+    static = ROOT / "history" / "web"
+    files = [str(path.relative_to(static)) for path in (static / "static").iterdir()]
+    assert {"static/index.html", "static/app.js", "static/app.css"} <= set(files)
+    assert all(any(fnmatch(name, pattern) for pattern in patterns) for name in files)

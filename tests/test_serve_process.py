@@ -56,7 +56,7 @@ def closed_within(connection: socket.socket, seconds: float) -> float:
 
 def test_a_stranger_is_refused_before_the_body_is_sent(tmp_path: Path) -> None:
     with recall_serve(tmp_path / "home", env={"RECALL_TOKEN": TOKEN}) as server:
-        assert "every request but /healthz needs the token" in server.serving
+        assert "every request but /healthz and the page needs the token" in server.serving
         with raw(server.port) as stranger:
             # A huge declared body, none of it sent: the answer cannot have waited for it.
             stranger.sendall(

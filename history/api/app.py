@@ -40,6 +40,7 @@ from history.prepare import MAX_DAYS
 from history.query import terms
 from history.tools.recall_history import MAX_K
 from history.version import package_version
+from history.web import page
 
 log = logging.getLogger(__name__)
 
@@ -168,9 +169,10 @@ async def validation_error_handler(request: Request, exc: Exception) -> JSONResp
 def create_app(
     index: HistoryIndex, token: str | None = None, cors_origins: Sequence[str] = ()
 ) -> FastAPI:
-    """The service over `index`, with its docs at /docs and /redoc (their assets served from
-    here: no page refers to another address). With `token`, everything but `/healthz` needs it,
-    the docs and the schema included. No CORS unless `cors_origins` names the allowed origins."""
+    """The service over `index`, its page at / and its docs at /docs and /redoc (their assets
+    served from here: no page refers to another address). With `token`, everything but
+    `/healthz` and the page needs it, the docs and the schema included. No CORS unless
+    `cors_origins` names the allowed origins."""
     if token is not None and not token:
         raise ValueError("an empty token guards nothing: pass None or a secret")
     app = FastAPIOffline(
@@ -180,6 +182,7 @@ def create_app(
         swagger_ui_parameters={"validatorUrl": None},  # no badge fetched from swagger.io
     )
     app.include_router(router(index, token))
+    app.include_router(page.router())
     app.add_exception_handler(RequestValidationError, validation_error_handler)
     if token:
         app.add_middleware(TokenGate, token=token)

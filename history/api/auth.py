@@ -1,6 +1,7 @@
 """The service's token: a stranger is refused on the request's head, before a byte of its body
 is read, and before any page (the docs and the schema included) is served. `/healthz` stays
-open: it says only that the service is up."""
+open: it says only that the service is up; so does the page at `/` with its two assets, which hold
+no history (the page asks for the token and sends it with each of its API calls)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ import json
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from history.web.page import PAGE_PATHS
+
 UNAUTHORIZED = "this service needs an `Authorization: Bearer <token>` header with its token"
-OPEN_PATHS = frozenset({"/healthz"})
+OPEN_PATHS = frozenset({"/healthz", *PAGE_PATHS})
 
 
 def authorized(headers: Headers, token: str) -> bool:

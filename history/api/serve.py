@@ -95,7 +95,7 @@ def what_is_served(index: HistoryIndex, home: str | None, guarded: bool) -> str:
     else:
         where = str(database_path(home))
         backend = "FTS5 full text" if index.full_text else "LIKE search (no FTS5 in this SQLite)"
-    token = "every request but /healthz needs the token" if guarded else "no token"
+    token = "every request but /healthz and the page needs the token" if guarded else "no token"
     return f"{where}, {backend}; {token}"
 
 

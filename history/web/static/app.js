@@ -1,0 +1,600 @@
+// The page of `recall serve`: search, read and forget. Plain modern JavaScript, no build step.
+// Every text comes from the messages the server put in #page-data; every request goes to this
+// service (its Content-Security-Policy allows nothing else). The URL holds what is shown.
+"use strict";
+
+const data = JSON.parse(document.getElementById("page-data").textContent);
+const lang = data.language;
+const TOKEN_KEY = "recall-token";
+const PAGE_SIZE = 20;
+const SEARCH_K = 10;
+const DEBOUNCE_MS = 250;
+const DAY_CHOICES = [7, 14, 30, 90, 365];
+const FILES_SHOWN = 6;
+
+const $ = (id) => document.getElementById(id);
+const dateFormat = new Intl.DateTimeFormat(lang, { dateStyle: "medium", timeStyle: "short" });
+const relativeFormat = new Intl.RelativeTimeFormat(lang, { numeric: "auto" });
+
+let projects = [];
+let generation = 0;
+let debounce = 0;
+const termsOf = new Map();
+
+function t(key, params = {}) {
+  return (data.messages[key] ?? key).replace(/\{(\w+)\}/g, (whole, name) =>
+    name in params ? String(params[name]) : whole,
+  );
+}
+
+function element(tag, className, ...children) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  node.append(...children.filter((child) => child !== null && child !== undefined));
+  return node;
+}
+
+// ---- the service ----
+
+class Refusal extends Error {}
+
+function detailOf(body) {
+  const detail = body && body.detail;
+  if (Array.isArray(detail)) return detail.map((item) => item.msg).join("; ");
+  return typeof detail === "string" ? detail : "";
+}
+
+async function api(path, method = "GET") {
+  for (let asked = false; ; asked = true) {
+    const headers = { Accept: "application/json" };
+    const token = sessionStorage.getItem(TOKEN_KEY);
+    if (token) headers.Authorization = `Bearer ${token}`;
+    let response;
+    try {
+      response = await fetch(path, { method, headers });
+    } catch {
+      throw new Refusal(t("unreachable"));
+    }
+    if (response.status === 401) {
+      await askForToken(Boolean(token) || asked);
+      continue;
+    }
+    let body = null;
+    try {
+      body = await response.json();
+    } catch {
+      body = null;
+    }
+    if (response.ok || response.status === 404) return { status: response.status, body };
+    throw new Refusal(t("error", { detail: detailOf(body) || response.status }));
+  }
+}
+
+let tokenAsked = null;
+
+function askForToken(wrong) {
+  if (tokenAsked) return tokenAsked;
+  const dialog = $("token-dialog");
+  $("token-wrong").hidden = !wrong;
+  $("token").value = "";
+  tokenAsked = new Promise((resolve) => {
+    const done = (event) => {
+      event.preventDefault();
+      const token = $("token").value.trim();
+      if (!token) return;
+      sessionStorage.setItem(TOKEN_KEY, token);
+      $("token-form").removeEventListener("submit", done);
+      dialog.close();
+      tokenAsked = null;
+      resolve();
+    };
+    $("token-form").addEventListener("submit", done);
+  });
+  dialog.showModal();
+  $("token").focus();
+  return tokenAsked;
+}
+
+function query(path, params) {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) {
+    if (value !== "" && value !== null && value !== undefined) search.set(name, value);
+  }
+  const text = search.toString();
+  return text ? `${path}?${text}` : path;
+}
+
+// ---- the URL is the state ----
+
+function readUrl() {
+  const params = new URLSearchParams(location.search);
+  const get = (name) => params.get(name) || "";
+  return {
+    q: get("q"),
+    project: get("project"),
+    days: get("days"),
+    open: get("open"),
+    turn: get("turn"),
+  };
+}
+
+function urlFor(state) {
+  const lang = new URLSearchParams(location.search).get("lang");
+  return query("/", { lang, ...state });
+}
+
+function go(state, replace = false) {
+  history[replace ? "replaceState" : "pushState"]({ pushed: !replace }, "", urlFor(state));
+  render();
+}
+
+// ---- what is shown of a turn ----
+
+const fold = (text) => text.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase();
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+
+function wordMatches(word, terms) {
+  const folded = fold(word);
+  return terms.some(
+    (term) =>
+      folded === term ||
+      (term.length >= 3 && folded.startsWith(term)) ||
+      (folded.length >= 4 && term.startsWith(folded)),
+  );
+}
+
+function cjkSpans(word, terms) {
+  const spans = [];
+  for (const term of terms.filter((term) => CJK.test(term))) {
+    for (let at = word.indexOf(term); at !== -1; at = word.indexOf(term, at + 1)) {
+      spans.push([at, at + term.length]);
+    }
+  }
+  spans.sort((a, b) => a[0] - b[0]);
+  const merged = [];
+  for (const span of spans) {
+    const last = merged[merged.length - 1];
+    if (last && span[0] <= last[1]) last[1] = Math.max(last[1], span[1]);
+    else merged.push([...span]);
+  }
+  return merged;
+}
+
+// `text` with the words the search matched inside <mark>, built as nodes (never as HTML).
+function marked(text, terms) {
+  const fragment = document.createDocumentFragment();
+  let done = 0;
+  if (terms.length) {
+    for (const found of text.matchAll(/[\p{L}\p{N}]+/gu)) {
+      const word = found[0];
+      const spans = wordMatches(word, terms) ? [[0, word.length]] : cjkSpans(word, terms);
+      for (const [start, end] of spans) {
+        fragment.append(text.slice(done, found.index + start));
+        fragment.append(element("mark", "", text.slice(found.index + start, found.index + end)));
+        done = found.index + end;
+      }
+    }
+  }
+  fragment.append(text.slice(done));
+  return fragment;
+}
+
+function dayNumber(date) {
+  return Math.floor(Date.UTC(date.getFullYear(), date.getMonth(), date.getDate()) / 86_400_000);
+}
+
+function when(iso) {
+  const date = new Date(iso);
+  const age = Math.max(0, dayNumber(new Date()) - dayNumber(date));
+  const node = element("time", "", `${dateFormat.format(date)} (${relativeFormat.format(-age, "day")})`);
+  node.dateTime = iso;
+  return node;
+}
+
+function relativeTo(project, path) {
+  const prefix = project.replace(/\/+$/, "") + "/";
+  return path.startsWith(prefix) ? path.slice(prefix.length) : path;
+}
+
+function fileLine(label, className, paths) {
+  if (!paths.length) return null;
+  const shown = paths.slice(0, FILES_SHOWN).join(", ");
+  const more = paths.length > FILES_SHOWN ? ` ${t("more_files", { count: paths.length - FILES_SHOWN })}` : "";
+  return element("p", `files ${className}`, element("b", "", `${label}:`), `${shown}${more}`);
+}
+
+// Edited and read files told apart: a file edited is not listed again as read.
+function filesOf(turn) {
+  const edited = [...new Set(turn.edited.map((path) => relativeTo(turn.project, path)))];
+  const read = [...new Set(turn.files.map((path) => relativeTo(turn.project, path)))].filter(
+    (path) => !edited.includes(path),
+  );
+  return [fileLine(t("edited"), "edited", edited), fileLine(t("read"), "read", read)];
+}
+
+function taintLine(turn) {
+  return turn.tainted ? element("p", "taint", `⚠ ${t("tainted")}`) : null;
+}
+
+function excerpt(label, text, terms, className) {
+  return element("p", `excerpt ${className}`, element("b", "", `${label}:`), marked(text, terms));
+}
+
+function clip(text, width) {
+  const flat = text.split(/\s+/).join(" ").trim();
+  return flat.length <= width ? flat : `${flat.slice(0, width - 1)}…`;
+}
+
+// ---- the list: search results, or recent conversations ----
+
+function openLink(state, ...children) {
+  const link = element("a", "open", ...children);
+  link.href = urlFor(state);
+  link.addEventListener("click", (event) => {
+    if (event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
+    event.preventDefault();
+    go(state);
+  });
+  return link;
+}
+
+function hitCard(hit, state, terms) {
+  const meta = element(
+    "p",
+    "meta",
+    when(hit.asked_at),
+    state.project ? null : element("span", "project", `${t("project")}: ${hit.project}`),
+    element("span", "conversation-id", `${t("conversation")}: ${hit.session_id}`),
+  );
+  const link = openLink(
+    { ...state, open: hit.session_id, turn: hit.turn_id },
+    meta,
+    taintLine(hit),
+    excerpt(t("asked"), hit.asked_excerpt, terms, "asked"),
+    excerpt(t("answered"), hit.answered_excerpt, terms, "answered"),
+    ...filesOf(hit),
+  );
+  const card = element("li", "card hit-card", link);
+  card.dataset.turn = hit.turn_id;
+  return card;
+}
+
+function conversationCard(summary, state) {
+  const meta = element(
+    "p",
+    "meta",
+    when(summary.last_asked_at),
+    state.project ? null : element("span", "project", `${t("project")}: ${summary.project}`),
+    element("span", "", t("turn_count", { count: summary.turns })),
+    summary.tainted_turns
+      ? element("span", "taint", t("tainted_turns", { count: summary.tainted_turns }))
+      : null,
+  );
+  const link = openLink(
+    { ...state, open: summary.session_id, turn: "" },
+    meta,
+    element("p", "excerpt asked", element("b", "", `${t("asked")}:`), clip(summary.first_asked, 300)),
+    fileLine(t("edited"), "edited", summary.edited.map((path) => relativeTo(summary.project, path))),
+  );
+  const card = element("li", "card conversation-card", link);
+  card.dataset.session = summary.session_id;
+  return card;
+}
+
+function showNothing(text, action = null) {
+  const nothing = $("nothing");
+  nothing.replaceChildren(text);
+  if (action) {
+    const button = element("button", "", action.label);
+    button.type = "button";
+    button.addEventListener("click", () => go(action.state, true));
+    nothing.append(button);
+  }
+  nothing.hidden = false;
+}
+
+async function loadProjects() {
+  const { body } = await api("/api/code/projects");
+  projects = (body && body.projects) || [];
+  const select = $("project");
+  const chosen = readUrl().project;
+  const choices = [["", t("every_project")], ...projects.map((item) => [item.project, item.project])];
+  if (chosen && !projects.some((item) => item.project === chosen)) choices.push([chosen, chosen]);
+  select.replaceChildren(
+    ...choices.map(([value, label]) => {
+      const option = element("option", "", label);
+      option.value = value;
+      return option;
+    }),
+  );
+  select.value = chosen;
+}
+
+function turnsIn(project) {
+  if (!project) return projects.reduce((sum, item) => sum + item.turns, 0);
+  const found = projects.find((item) => item.project === project);
+  return found ? found.turns : 0;
+}
+
+async function search(state, mine) {
+  $("list-heading").textContent = t("results_heading");
+  const { body } = await api(
+    query("/api/code/history", { q: state.q, project: state.project, days: state.days, k: SEARCH_K }),
+  );
+  if (mine !== generation) return;
+  termsOf.set(state.q, body.terms);
+  if (!body.terms.length) return showNothing(t("no_words"));
+  if (!body.hits.length) {
+    await loadProjects();
+    if (mine !== generation) return;
+    const where = state.project ? t("this_project", { project: state.project }) : t("any_project");
+    if (!turnsIn(state.project)) return showNothing(t("nothing_recorded", { where }));
+    if (state.days) {
+      return showNothing(t("no_match_in_days", { where, days: state.days, query: clip(state.q, 60) }), {
+        label: t("search_all_time"),
+        state: { ...state, days: "" },
+      });
+    }
+    const everywhere = state.project
+      ? { label: t("search_everywhere"), state: { ...state, project: "" } }
+      : null;
+    return showNothing(t("no_match", { where, query: clip(state.q, 60) }), everywhere);
+  }
+  $("results").replaceChildren(...body.hits.map((hit) => hitCard(hit, state, body.terms)));
+}
+
+async function browse(state, mine, before = "") {
+  $("list-heading").textContent = t("recent_heading");
+  const { body } = await api(
+    query("/api/code/sessions", { project: state.project, days: state.days, limit: PAGE_SIZE, before }),
+  );
+  if (mine !== generation) return;
+  const cards = body.sessions.map((summary) => conversationCard(summary, state));
+  if (before) $("results").append(...cards);
+  else $("results").replaceChildren(...cards);
+  if (!before && !cards.length) showNothing(t("no_conversations"));
+  const more = $("more");
+  more.hidden = !body.next;
+  more.onclick = () => {
+    more.hidden = true;
+    const shown = $("results").children.length;
+    browse(state, generation, body.next)
+      .then(() => resultLinks()[shown]?.focus())
+      .catch((error) => showNothing(error.message));
+  };
+}
+
+// ---- one conversation ----
+
+async function termsFor(q) {
+  if (!q.trim()) return [];
+  if (!termsOf.has(q)) {
+    const { body } = await api(query("/api/code/history", { q, k: 1 }));
+    termsOf.set(q, (body && body.terms) || []);
+  }
+  return termsOf.get(q);
+}
+
+function turnItem(turn, terms, isHit) {
+  const item = element(
+    "li",
+    isHit ? "turn hit" : "turn",
+    element(
+      "p",
+      "meta",
+      when(turn.asked_at),
+      isHit ? element("strong", "found", t("found_turn")) : null,
+    ),
+    taintLine(turn),
+    element("b", "", `${t("asked")}:`),
+    element("pre", "asked", marked(turn.asked, terms)),
+    element("b", "", `${t("answered")}:`),
+    element("pre", "answered", marked(turn.answered, terms)),
+    ...filesOf(turn),
+  );
+  item.dataset.turn = turn.turn_id;
+  item.tabIndex = -1;
+  if (isHit) item.setAttribute("aria-current", "true");
+  return item;
+}
+
+async function showConversation(state, mine) {
+  const [{ status, body }, terms] = await Promise.all([
+    api(`/api/code/sessions/${encodeURIComponent(state.open)}`),
+    termsFor(state.q),
+  ]);
+  if (mine !== generation) return;
+  if (status === 404) {
+    setStatus(detailOf(body));
+    return go({ ...state, open: "", turn: "" }, true);
+  }
+  $("list-view").hidden = true;
+  $("conversation-view").hidden = false;
+  const first = body.turns[0];
+  $("conversation-heading").textContent = t("conversation_heading", { id: state.open });
+  $("conversation-project").textContent = `${t("project")}: ${first.project}`;
+  $("turns").replaceChildren(...body.turns.map((turn) => turnItem(turn, terms, turn.turn_id === state.turn)));
+  $("forget-conversation").onclick = () => forgetConversation(state, body.turns);
+  const hit = $("turns").querySelector(".turn.hit");
+  if (hit) {
+    hit.scrollIntoView({ block: "center" });
+    hit.focus({ preventScroll: true });
+  } else {
+    $("conversation-heading").focus();
+  }
+}
+
+// ---- forgetting ----
+
+function confirmed(text) {
+  const dialog = $("confirm");
+  $("confirm-text").textContent = text;
+  dialog.returnValue = "";
+  return new Promise((resolve) => {
+    dialog.addEventListener("close", () => resolve(dialog.returnValue === "yes"), { once: true });
+    dialog.showModal();
+    $("confirm-no").focus();
+  });
+}
+
+function setStatus(text) {
+  $("status").textContent = text;
+}
+
+async function forgetConversation(state, turns) {
+  const title = clip(turns[0].asked, 60);
+  const project = turns[0].project;
+  if (!(await confirmed(t("confirm_conversation", { title, turns: turns.length, project })))) {
+    return;
+  }
+  const { status, body } = await api(`/api/code/sessions/${encodeURIComponent(state.open)}`, "DELETE");
+  setStatus(status === 404 ? t("already_gone") : t("gone_conversation", { title, turns: body.forgotten }));
+  await loadProjects();
+  termsOf.clear();
+  leaveConversation(state);
+}
+
+async function forgetProject() {
+  const project = readUrl().project;
+  const summary = projects.find((item) => item.project === project);
+  const counts = { project, conversations: summary ? summary.conversations : 0, turns: summary ? summary.turns : 0 };
+  if (!(await confirmed(t("confirm_project", counts)))) return;
+  const { status, body } = await api(query("/api/code/projects", { project }), "DELETE");
+  setStatus(
+    status === 404
+      ? t("already_gone")
+      : t("gone_project", { project, conversations: body.deleted, turns: body.forgotten }),
+  );
+  history.replaceState(history.state, "", urlFor({ ...readUrl(), project: "", open: "", turn: "" }));
+  await loadProjects();
+  render();
+}
+
+function leaveConversation(state) {
+  if (history.state && history.state.pushed) history.back();
+  else go({ ...state, open: "", turn: "" }, true);
+}
+
+// ---- rendering what the URL says ----
+
+async function render() {
+  const mine = ++generation;
+  const state = readUrl();
+  if (document.activeElement !== $("q") || $("q").value.trim() !== state.q.trim()) $("q").value = state.q;
+  setDays(state.days);
+  $("forget-project").hidden = !state.project;
+  $("nothing").hidden = true;
+  $("more").hidden = true;
+  try {
+    if (!projects.length || ![...$("project").options].some((option) => option.value === state.project)) {
+      await loadProjects();
+    }
+    $("project").value = state.project;
+    if (state.open) return await showConversation(state, mine);
+    $("conversation-view").hidden = true;
+    $("list-view").hidden = false;
+    $("results").replaceChildren();
+    if (state.q.trim()) await search(state, mine);
+    else await browse(state, mine);
+  } catch (error) {
+    if (!(error instanceof Refusal)) throw error;
+    if (mine === generation) showNothing(error.message);
+  }
+}
+
+function setDays(days) {
+  const select = $("days");
+  const choices = ["", ...DAY_CHOICES.map(String)];
+  if (days && !choices.includes(days)) choices.push(days);
+  if (select.options.length !== choices.length) {
+    select.replaceChildren(
+      ...choices.map((value) => {
+        const option = element("option", "", value ? t("last_days", { days: value }) : t("any_time"));
+        option.value = value;
+        return option;
+      }),
+    );
+  }
+  select.value = days;
+}
+
+function formState() {
+  return { ...readUrl(), q: $("q").value, project: $("project").value, days: $("days").value, open: "", turn: "" };
+}
+
+// ---- keys: "/" to search, arrows and Enter through results, Esc back ----
+
+function resultLinks() {
+  return [...$("results").querySelectorAll("a.open")];
+}
+
+function onKey(event) {
+  if (document.querySelector("dialog[open]")) return;
+  const target = event.target;
+  const typing = target instanceof HTMLInputElement || target instanceof HTMLSelectElement;
+  if (event.key === "/" && !typing && !event.ctrlKey && !event.metaKey && !event.altKey) {
+    event.preventDefault();
+    $("q").focus();
+    $("q").select();
+    return;
+  }
+  if (event.key === "Escape") {
+    const state = readUrl();
+    if (state.open) {
+      event.preventDefault();
+      leaveConversation(state);
+    } else if (resultLinks().includes(target)) {
+      event.preventDefault();
+      $("q").focus();
+    }
+    return;
+  }
+  if (event.key !== "ArrowDown" && event.key !== "ArrowUp") return;
+  const links = resultLinks();
+  const at = target === $("q") ? -1 : links.indexOf(target);
+  if (at === -1 && target !== $("q")) return;
+  event.preventDefault();
+  const next = at + (event.key === "ArrowDown" ? 1 : -1);
+  if (next < 0) $("q").focus();
+  else if (links[Math.min(next, links.length - 1)]) links[Math.min(next, links.length - 1)].focus();
+}
+
+function start() {
+  document.title = t("title");
+  $("heading").textContent = t("heading");
+  for (const node of document.querySelectorAll("[data-text]")) node.textContent = t(node.dataset.text);
+  $("q").placeholder = t("search_placeholder");
+  const picker = $("language");
+  for (const [code, name] of Object.entries(data.languages)) {
+    const option = element("option", "", name);
+    option.value = code;
+    picker.append(option);
+  }
+  picker.value = lang;
+  picker.addEventListener("change", () => {
+    const params = new URLSearchParams(location.search);
+    params.set("lang", picker.value);
+    location.assign(`/?${params}`);
+  });
+  $("search").addEventListener("submit", (event) => {
+    event.preventDefault();
+    clearTimeout(debounce);
+    go(formState(), true);
+  });
+  $("q").addEventListener("input", () => {
+    clearTimeout(debounce);
+    setStatus("");
+    debounce = setTimeout(() => go(formState(), true), DEBOUNCE_MS);
+  });
+  $("project").addEventListener("change", () => go(formState(), true));
+  $("days").addEventListener("change", () => go(formState(), true));
+  $("forget-project").addEventListener("click", forgetProject);
+  $("back").addEventListener("click", () => leaveConversation(readUrl()));
+  $("token-dialog").addEventListener("cancel", (event) => event.preventDefault());
+  document.addEventListener("keydown", onKey);
+  window.addEventListener("popstate", render);
+  render();
+  if (!readUrl().open) $("q").focus();
+}
+
+start();

@@ -1,0 +1,87 @@
+"""`GET /` and its assets, in process: what the page is made of and how it is served."""
+
+from __future__ import annotations
+
+import json
+import re
+from importlib import resources
+
+import pytest
+from fastapi.testclient import TestClient
+
+from history import HistoryIndex
+from history.api import create_app
+from history.web.messages import MESSAGES
+from tests.fakes import FakeTurnRepository
+
+STATIC = resources.files("history.web").joinpath("static")
+
+
+@pytest.fixture
+def client() -> TestClient:
+    return TestClient(create_app(HistoryIndex(FakeTurnRepository(), full_text=False)))
+
+
+def page_data(html: str) -> dict[str, object]:
+    found = re.search(r'<script id="page-data" type="application/json">(.*?)</script>', html)
+    assert found, html[:500]
+    data: dict[str, object] = json.loads(found[1])
+    return data
+
+
+def test_the_page_and_its_files_are_served_from_the_package(client: TestClient) -> None:
+    page = client.get("/")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    policy = page.headers["content-security-policy"]
+    assert "default-src 'none'" in policy and "connect-src 'self'" in policy
+    assert page_data(page.text)["messages"] == MESSAGES
+    for name, kind in (("app.js", "text/javascript"), ("app.css", "text/css")):
+        asset = client.get(f"/page/{name}")
+        assert asset.status_code == 200 and asset.headers["content-type"].startswith(kind)
+        assert asset.text == STATIC.joinpath(name).read_text("utf-8")
+    assert "/" not in client.get("/openapi.json").json()["paths"]
+
+
+def test_no_file_of_the_page_names_another_address() -> None:
+    for name in ("index.html", "app.js", "app.css"):
+        text = STATIC.joinpath(name).read_text("utf-8")
+        assert not re.search(r"(https?:)?//[\w.-]+\.\w+|@import|url\(", text), name
+
+
+@pytest.mark.parametrize(
+    ("url", "accept", "language"),
+    [
+        ("/", None, "en"),
+        ("/", "fr-CA,fr;q=0.9,en;q=0.5", "fr"),
+        ("/", "pt-BR,pt;q=0.9", "pt-BR"),
+        ("/", "zh-Hans-CN,zh;q=0.9", "zh-CN"),
+        ("/?lang=ja", "de", "ja"),  # the picker's choice first
+        ("/?lang=xx", "de", "de"),
+        ("/?lang=xx", None, "en"),
+    ],
+)
+def test_the_page_speaks_the_chosen_language_else_the_browser_s(
+    client: TestClient, url: str, accept: str | None, language: str
+) -> None:
+    page = client.get(url, headers={"Accept-Language": accept} if accept else {})
+    assert f'<html lang="{language}">' in page.text
+    assert page_data(page.text)["language"] == language
+
+
+def test_the_messages_cannot_close_the_script_they_sit_in(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(MESSAGES, "title", "</script><script>alert(1)</script>")
+    page = client.get("/")
+    assert "<script>alert(1)" not in page.text
+    assert page_data(page.text)["messages"]["title"] == MESSAGES["title"]  # type: ignore[index]
+
+
+def test_with_a_token_the_page_opens_but_the_history_does_not() -> None:
+    guarded = TestClient(
+        create_app(HistoryIndex(FakeTurnRepository(), full_text=False), token="s3cret")
+    )
+    assert guarded.get("/").status_code == 200
+    assert guarded.get("/page/app.js").status_code == 200
+    assert guarded.get("/api/code/projects").status_code == 401
+    assert guarded.get("/page/other.js").status_code == 401
