@@ -19,6 +19,8 @@ const relativeFormat = new Intl.RelativeTimeFormat(lang, { numeric: "auto" });
 let projects = [];
 let generation = 0;
 let debounce = 0;
+let opened = ""; // the card last opened: focused again when its list comes back
+let restoreFocus = false;
 const termsOf = new Map();
 
 function t(key, params = {}) {
@@ -233,6 +235,7 @@ function openLink(state, ...children) {
   link.addEventListener("click", (event) => {
     if (event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
     event.preventDefault();
+    opened = state.turn ? `[data-turn="${CSS.escape(state.turn)}"]` : `[data-session="${CSS.escape(state.open)}"]`;
     go(state);
   });
   return link;
@@ -470,7 +473,13 @@ async function forgetProject() {
   render();
 }
 
+function focusOpened() {
+  if (restoreFocus && opened) $("results").querySelector(`${opened} a.open`)?.focus();
+  restoreFocus = false;
+}
+
 function leaveConversation(state) {
+  restoreFocus = true;
   if (history.state && history.state.pushed) history.back();
   else go({ ...state, open: "", turn: "" }, true);
 }
@@ -480,7 +489,7 @@ function leaveConversation(state) {
 async function render() {
   const mine = ++generation;
   const state = readUrl();
-  if (document.activeElement !== $("q") || $("q").value.trim() !== state.q.trim()) $("q").value = state.q;
+  if (document.activeElement !== $("q") || restoreFocus) $("q").value = state.q; // not while typing
   setDays(state.days);
   $("forget-project").hidden = !state.project;
   $("nothing").hidden = true;
@@ -496,6 +505,7 @@ async function render() {
     $("results").replaceChildren();
     if (state.q.trim()) await search(state, mine);
     else await browse(state, mine);
+    if (mine === generation) focusOpened();
   } catch (error) {
     if (!(error instanceof Refusal)) throw error;
     if (mine === generation) showNothing(error.message);
@@ -592,7 +602,10 @@ function start() {
   $("back").addEventListener("click", () => leaveConversation(readUrl()));
   $("token-dialog").addEventListener("cancel", (event) => event.preventDefault());
   document.addEventListener("keydown", onKey);
-  window.addEventListener("popstate", render);
+  window.addEventListener("popstate", () => {
+    restoreFocus = true;
+    render();
+  });
   render();
   if (!readUrl().open) $("q").focus();
 }
