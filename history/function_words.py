@@ -1,10 +1,20 @@
-"""Function words dropped from queries: English, Portuguese, Spanish, French, German, Italian.
+"""Function words dropped from queries, in the ten languages recall-history speaks: English,
+Portuguese, Spanish, French, German, Italian, Russian, Japanese, Chinese and Korean.
 
 They carry no evidence about which turn is meant ("what did we decide about the login function"
-is a question about `login` and `function`). Stored folded: lowercase, without diacritics.
+is a question about `login` and `function`). Words of spaced scripts are compared folded, as
+query words are (lowercase, without diacritics: Russian й reads и, ё reads е).
+
+Japanese and Chinese are written without spaces and Korean attaches particles to words, so a
+query's run of those characters is dropped when it is made only of function words
+(`これは何ですか` is これ, は, 何, です, か; `그것은` is 그것 and the particle 은): see
+`only_function_words`. A Korean particle counts only after a word (`도로`, a road, is not the
+particle 도 followed by 로).
 """
 
 from __future__ import annotations
+
+import unicodedata
 
 _ENGLISH = """
 a about above after again against all am an and any are as at be because been before being
@@ -54,6 +64,79 @@ quando dove quale quali questo questa questi queste quello quella io tu lui lei 
 ti ci vi mio mia miei mie tuo tua suo sua nostro nostra era essere avere ha hanno sono piu
 """
 
-FUNCTION_WORDS: frozenset[str] = frozenset(
-    " ".join((_ENGLISH, _PORTUGUESE, _SPANISH, _FRENCH, _GERMAN, _ITALIAN)).split()
+_RUSSIAN = """
+и а но да или либо ни не нет же ли бы вот ведь уж лишь только даже тоже также ещё еще уже
+в во на с со к ко у о об обо от до из за по под над при про для без через между перед после
+около вокруг насчёт насчет среди кроме вместо
+я ты он она оно мы вы они меня тебя его её ее нас вас их мне тебе ему ей нам вам им мной тобой
+ним ней нами вами ними себя себе собой мой моя моё мое мои твой твоя твоё твое твои свой своя
+своё свое свои наш наша наше наши ваш ваша ваше ваши
+этот эта это эти этого этой этому этим этих тот та то те того той тому тем тех такой такая
+такое такие весь вся всё все всего всех
+что чтобы как какой какая какое какие который которая которое которые кто где куда когда
+зачем почему откуда сколько чей чья чьё чье чьи
+был была было были быть есть будет будут буду будем являюсь является
+там тут здесь тогда потом сейчас теперь так тоже очень можно нужно надо назад
+"""
+
+_JAPANESE = """
+の に は を が で と も へ や か な ね よ わ ぞ さ
+から まで より だけ など ほど しか こそ でも ても って けど けれど けれども のに ので ため
+だ です ます でした ました だった ません ない なかった ある あります あった いる います いた
+する します した して しました される された れる られる なる なった
+これ それ あれ どれ この その あの どの ここ そこ あそこ どこ こちら そちら
+何 なに なん いつ だれ 誰 どう どうして なぜ どんな どういう
+私 わたし 僕 ぼく 俺 あなた 私たち 僕ら 我々 彼 彼女
+こと もの よう という とは について に関して として ください でしょう ましょう か
+"""
+
+_CHINESE = """
+的 了 和 与 及 或 或者 是 在 有 没有 没 不 也 都 就 还 又 再 才 很 太 更 最
+我 你 您 他 她 它 我们 你们 他们 她们 它们 咱们 自己
+这 那 这个 那个 这些 那些 这里 那里 这儿 那儿 这样 那样
+什么 怎么 怎样 怎么样 为什么 哪 哪个 哪些 哪里 谁 几 多少
+吗 呢 吧 啊 呀 嘛 着 过 但 但是 可是 因为 所以 如果 虽然 然后
+把 被 给 对 从 到 向 跟 关于 之前 以前 之后 以后 一个 一些
+"""
+
+_KOREAN = """
+그리고 그러나 하지만 그런데 그래서 또는 및 또 혹은 즉
+이것 그것 저것 이거 그거 저거 여기 거기 저기 이런 그런 저런 어떤 무슨 무엇 뭐 뭘 어디
+언제 누구 누가 왜 어떻게 얼마나 몇
+나 너 저 제 내 네 우리 저희 당신 그 그녀 그들
+것 거 수 등 때 좀 더 잘 안 못 다 전
+있다 없다 하다 했다 한다 했나요 했어요 했습니다 합니다 있어요 있습니다 없어요 없습니다
+"""
+
+# Korean particles and endings: function words only after another function word.
+_KOREAN_PARTICLES = """
+은 는 이 가 을 를 에 에서 에게 한테 께 의 와 과 도 로 으로 만 까지 부터 보다 처럼 랑 이랑 하고
+요 이다 입니다 입니까 이에요 예요 였다 였나요 인가요 인지 이죠
+"""
+
+
+def _folded(words: str) -> frozenset[str]:
+    decomposed = unicodedata.normalize("NFKD", words.lower())
+    return frozenset("".join(ch for ch in decomposed if not unicodedata.combining(ch)).split())
+
+
+FUNCTION_WORDS: frozenset[str] = _folded(
+    " ".join((_ENGLISH, _PORTUGUESE, _SPANISH, _FRENCH, _GERMAN, _ITALIAN, _RUSSIAN))
 )
+CJK_FUNCTION_WORDS: frozenset[str] = frozenset(" ".join((_JAPANESE, _CHINESE, _KOREAN)).split())
+CJK_PARTICLES: frozenset[str] = frozenset(_KOREAN_PARTICLES.split())
+_LONGEST = max(map(len, CJK_FUNCTION_WORDS | CJK_PARTICLES))
+
+
+def only_function_words(run: str) -> bool:
+    """Whether a run of Chinese, Japanese or Korean characters is function words end to end
+    (a particle only after a word)."""
+    ends = {0}  # where a split of run[:end] into function words can end
+    for start in range(len(run)):
+        if start not in ends:
+            continue
+        for end in range(start + 1, min(len(run), start + _LONGEST) + 1):
+            piece = run[start:end]
+            if piece in CJK_FUNCTION_WORDS or (start and piece in CJK_PARTICLES):
+                ends.add(end)
+    return len(run) in ends

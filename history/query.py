@@ -18,7 +18,7 @@ from functools import lru_cache
 
 import Stemmer
 
-from history.function_words import FUNCTION_WORDS
+from history.function_words import FUNCTION_WORDS, only_function_words
 
 MAX_QUERY_WORDS = 32
 # Han (with its extensions and compatibility forms), the iteration marks, kana and Hangul: the
@@ -104,12 +104,18 @@ def stem(word: str) -> str:
 def terms(query: str) -> list[str]:
     """The distinct searchable words of a query: function words dropped, first-seen order.
     Two forms of one word both count ("plugin plugins"): the development sets rank better so.
+    A run of Chinese, Japanese or Korean made only of function words is dropped whole.
 
     An empty list means the query had nothing to search for. Long queries keep their first
     `MAX_QUERY_WORDS` words so a pasted page cannot turn into an unbounded expression.
     """
+    text = query.replace("\x00", " ")
+    if not text.isascii() and _CJK_RUN.search(text):
+        text = _CJK_RUN.sub(
+            lambda run: " " if only_function_words(run.group()) else run.group(), text
+        )
     seen: dict[str, None] = {}
-    for word in words(query.replace("\x00", " ")):
+    for word in words(text):
         if word not in FUNCTION_WORDS:
             seen.setdefault(word, None)
             if len(seen) == MAX_QUERY_WORDS:
