@@ -228,7 +228,7 @@ def test_keyboard_alone_searches_opens_goes_back_and_forgets(page: Page, server:
     expect(page.locator("#confirm-no")).to_be_focused()  # keeping is the default
     page.keyboard.press("Tab")
     page.keyboard.press("Enter")
-    expect(page.locator("#status")).to_contain_text("is forgotten: 1 turns deleted")
+    expect(page.locator("#status")).to_contain_text("is forgotten. Turns deleted: 1.")
     assert not any(r["turn_id"] == "t-filler-3" for r in _search(server, "filler question 3"))
 
 
@@ -253,7 +253,10 @@ def test_forgetting_a_conversation_asks_naming_it_then_it_is_gone_everywhere(
     page.locator("#results a.open").first.click()
     page.locator("#forget-conversation").click()
     question = page.locator("#confirm-text")
-    expect(question).to_contain_text(f"“Plan the migration {CANARY}” (1 turns, in {SHOP})")
+    expect(question).to_have_text(
+        f"Forget the conversation “Plan the migration {CANARY}” in {SHOP}? Its turns (1) are "
+        "deleted for good."
+    )
     page.locator("#confirm-no").click()  # kept: nothing happens
     expect(page.locator("#conversation-view")).to_be_visible()
     assert _search(server, CANARY)
@@ -261,7 +264,7 @@ def test_forgetting_a_conversation_asks_naming_it_then_it_is_gone_everywhere(
     page.locator("#forget-conversation").click()
     page.locator("#confirm-yes").click()
     expect(page.locator("#status")).to_have_text(
-        f"The conversation “Plan the migration {CANARY}” is forgotten: 1 turns deleted."
+        f"The conversation “Plan the migration {CANARY}” is forgotten. Turns deleted: 1."
     )
     expect(page.locator("#list-view")).to_be_visible()  # back to the results, now empty
     expect(page.locator("#nothing")).to_contain_text("No turn in any project matches")
@@ -283,17 +286,41 @@ def test_forgetting_a_project_names_it_and_its_counts(page: Page, server: Server
     expect(page.locator("#results .conversation-card")).to_have_count(2)
     page.locator("#forget-project").click()
     expect(page.locator("#confirm-text")).to_have_text(
-        f"Forget every conversation of the project {GONE} (2 conversations, 2 turns)? "
+        f"Forget every conversation of the project {GONE}? Conversations: 2; turns: 2. "
         "They are deleted for good."
     )
     page.locator("#confirm-yes").click()
     expect(page.locator("#status")).to_have_text(
-        f"The project {GONE} is forgotten: 2 conversations, 2 turns deleted."
+        f"The project {GONE} is forgotten. Conversations deleted: 2; turns: 2."
     )
     expect(page.locator("#project")).to_have_value("")
     expect(page.locator(f'#project option[value="{GONE}"]')).to_have_count(0)
     expect(page.locator(".conversation-card .project", has_text=GONE)).to_have_count(0)
     assert not [hit for hit in _search(server, "old project question") if hit["project"] == GONE]
+
+
+def test_the_page_speaks_the_language_picked_else_the_browser_s(
+    browser: Browser, server: Server
+) -> None:
+    from playwright.sync_api import expect
+
+    context = browser.new_context(locale="fr-FR", extra_http_headers={"Accept-Language": "fr"})
+    seen = Requests(context)
+    french = context.new_page()
+    french.goto(f"{server.base}/?q=login+rate+limit")
+    expect(french.locator("html")).to_have_attribute("lang", "fr")
+    expect(french.locator("#heading")).to_have_text("L'historique de votre agent")
+    first = french.locator("#results .hit-card").first
+    expect(first.locator(".meta")).to_contain_text("(il y a 14 jours)")
+    expect(first.locator(".files.edited")).to_have_text("Modifiés :middleware/limits.py")
+    french.select_option("#language", "ja")  # the picker wins over the browser's language
+    expect(french.locator("html")).to_have_attribute("lang", "ja")
+    expect(french.locator("#list-heading")).to_have_text("一致したターン")
+    expect(french).to_have_url(re.compile(r"q=login\+rate\+limit&lang=ja$"))
+    expect(french.locator("#results .hit-card").first).to_have_attribute("data-turn", "t-rate")
+    french.screenshot(path=screenshot_path("page-japanese"))
+    context.close()
+    REQUESTS.extend(seen.urls)
 
 
 def test_a_phone_sized_window_in_dark_mode(browser: Browser, server: Server) -> None:

@@ -11,7 +11,9 @@ from fastapi.testclient import TestClient
 
 from history import HistoryIndex
 from history.api import create_app
-from history.web.messages import MESSAGES
+from history.i18n import LANGUAGES
+from history.web.messages import MESSAGES, messages
+from history.web.page import LANGUAGE_NAMES
 from tests.fakes import FakeTurnRepository
 
 STATIC = resources.files("history.web").joinpath("static")
@@ -85,3 +87,14 @@ def test_with_a_token_the_page_opens_but_the_history_does_not() -> None:
     assert guarded.get("/page/app.js").status_code == 200
     assert guarded.get("/api/code/projects").status_code == 401
     assert guarded.get("/page/other.js").status_code == 401
+
+
+def test_the_picker_offers_every_language_and_each_has_the_whole_table(client: TestClient) -> None:
+    assert tuple(LANGUAGE_NAMES) == LANGUAGES
+    for language in LANGUAGES:
+        data = page_data(client.get(f"/?lang={language}").text)
+        assert data["languages"] == LANGUAGE_NAMES
+        assert data["messages"] == messages(language)
+        assert set(messages(language)) == set(MESSAGES)
+        translated = language == "en" or messages(language)["heading"] != MESSAGES["heading"]
+        assert translated, language

@@ -1,79 +1,95 @@
-"""Every text the page shows, in English, and the page's messages for one language.
+"""Every text the page shows, in English, and the page's messages in one language.
 
-The page never holds a sentence of its own: it gets this table, translated, inside index.html.
-Placeholders are `{name}`, filled in by the page (numbers, dates and names it knows then).
+The page holds no sentence of its own: it gets this table, translated by the `page` gettext
+domain (history/locale/<locale>/LC_MESSAGES/page.po), inside index.html. Placeholders are
+`{name}`, filled in by the page with what it knows then (numbers, names, the search's words).
 """
 
 from __future__ import annotations
 
+from history.i18n import N_, translator
+
 MESSAGES: dict[str, str] = {
-    "title": "Recall: your agent's history",
-    "heading": "Your agent's history",
-    "search_label": "Search what was asked and answered",
-    "search_placeholder": "e.g. login rate limit",
-    "search_hint": "Press / to come back here; arrows and Enter move through the results.",
-    "scope_label": "Where",
-    "every_project": "Every project",
-    "days_label": "When",
-    "any_time": "Any time",
-    "last_days": "Last {days} days",
-    "language_label": "Language",
-    "searching": "Searching…",
-    "loading": "Loading…",
-    "results_heading": "Turns that match",
-    "recent_heading": "Recent conversations",
-    "asked": "Asked",
-    "answered": "Answered",
-    "edited": "Edited",
-    "read": "Read",
-    "more_files": "+{count} more",
-    "project": "Project",
-    "conversation": "Conversation",
-    "turn_count": "Turns: {count}",
-    "tainted": "This turn read untrusted content: weigh its answer accordingly.",
-    "tainted_turns": "Turns that read untrusted content: {count}",
-    "open_conversation": "Open the conversation",
-    "show_older": "Show older conversations",
-    "no_conversations": "No conversation is recorded here yet (or all were forgotten).",
-    "no_words": "The search has no word to look for: common words like “the” are ignored. "
-    "Add a distinctive one: a function, file, error or topic name.",
-    "nothing_recorded": "Nothing is recorded in {where}: no turn was recorded there, or all "
-    "were forgotten, so there is nothing to search.",
-    "no_match_in_days": "No turn in {where} from the last {days} days matches “{query}”. "
-    "An older turn may match.",
-    "search_all_time": "Search all of the history",
-    "no_match": "No turn in {where} matches “{query}”. Try other words: a function, file or "
-    "error name.",
-    "search_everywhere": "Search every project",
-    "this_project": "the project {project}",
-    "any_project": "any project",
-    "back": "Back",
-    "conversation_heading": "Conversation {id}",
-    "found_turn": "The turn that was found",
-    "forget_conversation": "Forget this conversation",
-    "forget_project": "Forget this project",
-    "confirm_conversation": "Forget the conversation “{title}” ({turns} turns, in {project})? "
-    "Its turns are deleted for good.",
-    "confirm_project": "Forget every conversation of the project {project} ({conversations} "
-    "conversations, {turns} turns)? They are deleted for good.",
-    "confirm_yes": "Forget",
-    "confirm_no": "Keep",
-    "gone_conversation": "The conversation “{title}” is forgotten: {turns} turns deleted.",
-    "gone_project": "The project {project} is forgotten: {conversations} conversations, "
-    "{turns} turns deleted.",
-    "already_gone": "It was already forgotten.",
-    "token_heading": "This service needs its token",
-    "token_label": "Token",
-    "token_hint": "The token `recall serve` was started with (RECALL_TOKEN). "
-    "It is kept in this tab only.",
-    "token_use": "Use this token",
-    "token_wrong": "That token was refused. Try again.",
-    "error": "The history could not be read: {detail}",
-    "unreachable": "The service did not answer. Is `recall serve` still running?",
+    "title": N_("Recall: your agent's history"),
+    "heading": N_("Your agent's history"),
+    "search_label": N_("Search what was asked and answered"),
+    "search_placeholder": N_("e.g. login rate limit"),
+    "search_hint": N_(
+        "Press / to come back here; arrows and Enter move through the results, Esc goes back."
+    ),
+    "scope_label": N_("Where"),
+    "every_project": N_("Every project"),
+    "days_label": N_("When"),
+    "any_time": N_("Any time"),
+    "last_days": N_("Last {days} days"),
+    "language_label": N_("Language"),
+    "results_heading": N_("Turns that match"),
+    "recent_heading": N_("Recent conversations"),
+    "asked": N_("Asked:"),
+    "answered": N_("Answered:"),
+    "edited": N_("Edited:"),
+    "read": N_("Read:"),
+    "more_files": N_("+{count} more"),
+    "project": N_("Project: {project}"),
+    "conversation": N_("Conversation: {id}"),
+    "turn_count": N_("Turns: {count}"),
+    "tainted": N_("This turn read untrusted content: weigh its answer accordingly."),
+    "tainted_turns": N_("Turns that read untrusted content: {count}"),
+    "show_older": N_("Show older conversations"),
+    "no_conversations": N_("No conversation is recorded here (none was, or all were forgotten)."),
+    "no_words": N_(
+        "The search has no word to look for: common words like “the” are ignored. Add a "
+        "distinctive one: a function, file, error or topic name."
+    ),
+    "nothing_recorded": N_(
+        "Nothing is recorded {where}: no turn was recorded there, or all were forgotten, so "
+        "there is nothing to search."
+    ),
+    "no_match_in_days": N_(
+        "No turn {where} from the last {days} days matches “{query}”. An older turn may match."
+    ),
+    "search_all_time": N_("Search all of the history"),
+    "no_match": N_(
+        "No turn {where} matches “{query}”. Try other words: a function, file or error name."
+    ),
+    "search_everywhere": N_("Search every project"),
+    "in_project": N_("in the project {project}"),
+    "in_any_project": N_("in any project"),
+    "back": N_("Back"),
+    "conversation_heading": N_("Conversation {id}"),
+    "found_turn": N_("The turn that was found"),
+    "forget_conversation": N_("Forget this conversation"),
+    "forget_project": N_("Forget this project"),
+    "confirm_conversation": N_(
+        "Forget the conversation “{title}” in {project}? Its turns ({turns}) are deleted for good."
+    ),
+    "confirm_project": N_(
+        "Forget every conversation of the project {project}? Conversations: {conversations}; "
+        "turns: {turns}. They are deleted for good."
+    ),
+    "confirm_yes": N_("Forget"),
+    "confirm_no": N_("Keep"),
+    "gone_conversation": N_("The conversation “{title}” is forgotten. Turns deleted: {turns}."),
+    "gone_project": N_(
+        "The project {project} is forgotten. Conversations deleted: {conversations}; turns: "
+        "{turns}."
+    ),
+    "already_gone": N_("It was already forgotten."),
+    "token_heading": N_("This service needs its token"),
+    "token_label": N_("Token"),
+    "token_hint": N_(
+        "The token `recall serve` was started with (RECALL_TOKEN). It is kept in this browser"
+        " tab only."
+    ),
+    "token_use": N_("Use this token"),
+    "token_wrong": N_("That token was refused. Try again."),
+    "error": N_("The history could not be read: {detail}"),
+    "unreachable": N_("The service did not answer. Is `recall serve` still running?"),
 }
 
 
 def messages(language: str) -> dict[str, str]:
-    """The table in `language` (English where a message has no translation)."""
-    del language  # the catalogues arrive with history.i18n
-    return dict(MESSAGES)
+    """The table in `language` (a tag of history.i18n.LANGUAGES; English where a catalogue lacks
+    a message)."""
+    translations = translator("page", language)
+    return {key: translations.gettext(text) for key, text in MESSAGES.items()}

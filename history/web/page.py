@@ -17,10 +17,12 @@ from typing import Annotated
 from fastapi import APIRouter, Header, Query
 from fastapi.responses import HTMLResponse, Response
 
+from history.i18n import from_accept_language, supported
 from history.web.messages import messages
 
 ASSETS = {"app.js": "text/javascript; charset=utf-8", "app.css": "text/css; charset=utf-8"}
 PAGE_PATHS = frozenset({"/", *(f"/page/{name}" for name in ASSETS)})
+# The picker names each language of history.i18n.LANGUAGES in itself (docs/glossary.toml's names).
 LANGUAGE_NAMES = {
     "en": "English",
     "pt-BR": "Português (Brasil)",
@@ -50,14 +52,8 @@ def _asset(name: str) -> str:
 
 
 def choose_language(requested: str | None, accept_language: str | None) -> str:
-    """The picker's choice when it is a language of the page, else the browser's first."""
-    by_tag = {code.lower(): code for code in LANGUAGE_NAMES}
-    by_primary = {code.split("-")[0].lower(): code for code in reversed(LANGUAGE_NAMES)}
-    wanted = [requested or "", *(part.split(";")[0] for part in (accept_language or "").split(","))]
-    for tag in (part.strip().lower() for part in wanted):
-        if tag and (code := by_tag.get(tag) or by_primary.get(tag.split("-")[0])):
-            return code
-    return "en"
+    """The picker's choice when it names a language of the page, else the browser's."""
+    return supported(requested) or from_accept_language(accept_language)
 
 
 def page_data(language: str) -> str:

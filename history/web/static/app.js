@@ -202,7 +202,7 @@ function fileLine(label, className, paths) {
   if (!paths.length) return null;
   const shown = paths.slice(0, FILES_SHOWN).join(", ");
   const more = paths.length > FILES_SHOWN ? ` ${t("more_files", { count: paths.length - FILES_SHOWN })}` : "";
-  return element("p", `files ${className}`, element("b", "", `${label}:`), `${shown}${more}`);
+  return element("p", `files ${className}`, element("b", "", label), `${shown}${more}`);
 }
 
 // Edited and read files told apart: a file edited is not listed again as read.
@@ -219,7 +219,7 @@ function taintLine(turn) {
 }
 
 function excerpt(label, text, terms, className) {
-  return element("p", `excerpt ${className}`, element("b", "", `${label}:`), marked(text, terms));
+  return element("p", `excerpt ${className}`, element("b", "", label), marked(text, terms));
 }
 
 function clip(text, width) {
@@ -246,8 +246,8 @@ function hitCard(hit, state, terms) {
     "p",
     "meta",
     when(hit.asked_at),
-    state.project ? null : element("span", "project", `${t("project")}: ${hit.project}`),
-    element("span", "conversation-id", `${t("conversation")}: ${hit.session_id}`),
+    state.project ? null : element("span", "project", t("project", { project: hit.project })),
+    element("span", "conversation-id", t("conversation", { id: hit.session_id })),
   );
   const link = openLink(
     { ...state, open: hit.session_id, turn: hit.turn_id },
@@ -267,7 +267,7 @@ function conversationCard(summary, state) {
     "p",
     "meta",
     when(summary.last_asked_at),
-    state.project ? null : element("span", "project", `${t("project")}: ${summary.project}`),
+    state.project ? null : element("span", "project", t("project", { project: summary.project })),
     element("span", "", t("turn_count", { count: summary.turns })),
     summary.tainted_turns
       ? element("span", "taint", t("tainted_turns", { count: summary.tainted_turns }))
@@ -276,7 +276,7 @@ function conversationCard(summary, state) {
   const link = openLink(
     { ...state, open: summary.session_id, turn: "" },
     meta,
-    element("p", "excerpt asked", element("b", "", `${t("asked")}:`), clip(summary.first_asked, 300)),
+    element("p", "excerpt asked", element("b", "", t("asked")), clip(summary.first_asked, 300)),
     fileLine(t("edited"), "edited", summary.edited.map((path) => relativeTo(summary.project, path))),
   );
   const card = element("li", "card conversation-card", link);
@@ -330,7 +330,7 @@ async function search(state, mine) {
   if (!body.hits.length) {
     await loadProjects();
     if (mine !== generation) return;
-    const where = state.project ? t("this_project", { project: state.project }) : t("any_project");
+    const where = state.project ? t("in_project", { project: state.project }) : t("in_any_project");
     if (!turnsIn(state.project)) return showNothing(t("nothing_recorded", { where }));
     if (state.days) {
       return showNothing(t("no_match_in_days", { where, days: state.days, query: clip(state.q, 60) }), {
@@ -389,9 +389,9 @@ function turnItem(turn, terms, isHit) {
       isHit ? element("strong", "found", t("found_turn")) : null,
     ),
     taintLine(turn),
-    element("b", "", `${t("asked")}:`),
+    element("b", "", t("asked")),
     element("pre", "asked", marked(turn.asked, terms)),
-    element("b", "", `${t("answered")}:`),
+    element("b", "", t("answered")),
     element("pre", "answered", marked(turn.answered, terms)),
     ...filesOf(turn),
   );
@@ -415,7 +415,7 @@ async function showConversation(state, mine) {
   $("conversation-view").hidden = false;
   const first = body.turns[0];
   $("conversation-heading").textContent = t("conversation_heading", { id: state.open });
-  $("conversation-project").textContent = `${t("project")}: ${first.project}`;
+  $("conversation-project").textContent = t("project", { project: first.project });
   $("turns").replaceChildren(...body.turns.map((turn) => turnItem(turn, terms, turn.turn_id === state.turn)));
   $("forget-conversation").onclick = () => forgetConversation(state, body.turns);
   const hit = $("turns").querySelector(".turn.hit");
