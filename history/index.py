@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -54,11 +55,10 @@ class HistoryIndex:
         self._ids = ids or IdMask()
         self._write_lock = threading.Lock()
         self._closed = False
-        self._upkeep = Upkeep(self._upkeep_step)
+        self._upkeep = Upkeep(self._upkeep_step, self._owes)
         self.full_text = full_text
         # False for a file this process may only read: search works, writes are refused.
         self.writable = writable
-        self.purge_pending = False
 
     @classmethod
     def open(
@@ -149,7 +149,6 @@ class HistoryIndex:
             )
             with self._write_lock:
                 counts = self._repository.upsert_many([turn])
-                self._purge(0)
         except Exception as exc:
             log.warning("turn %s not recorded: %s", self._shown_id(turn_id), type(exc).__name__)
             return None
@@ -241,10 +240,11 @@ class HistoryIndex:
     def forget_sessions(self, session_ids: Iterable[str]) -> int:
         """`forget_session` for many. Raises ReadOnlyHistory on a file it may only read."""
         self._refuse_if_read_only()
-        with self._write_lock:
-            stored = [self._ids.id(str(session_id)) for session_id in session_ids]
-            removed = self._repository.delete_sessions(list(dict.fromkeys(stored)))
-            self._purge(removed)
+        # No lock of this process's writers around it: a large forget deletes in batches, and
+        # this process's records get through between them as other processes' do.
+        stored = [self._ids.id(str(session_id)) for session_id in session_ids]
+        removed = self._repository.delete_sessions(list(dict.fromkeys(stored)))
+        self._purge(removed)
         self._upkeep.wrote()
         return removed
 
@@ -261,9 +261,8 @@ class HistoryIndex:
     def forget_project(self, project: str) -> int:
         """Forget every conversation of `project`. Raises ReadOnlyHistory as forget_sessions."""
         self._refuse_if_read_only()
-        with self._write_lock:
-            removed = self._repository.delete_project(self._ids.project(project))
-            self._purge(removed)
+        removed = self._repository.delete_project(self._ids.project(project))
+        self._purge(removed)
         self._upkeep.wrote()
         return removed
 
@@ -306,16 +305,42 @@ class HistoryIndex:
         return self._repository.projects()
 
     def _upkeep_step(self, pages: int) -> bool:
-        """Merge some of the full-text index or, with nothing left to merge, checkpoint. The
-        merge waits for this process's writes (a forget may hold the lock for seconds); the
-        checkpoint lets them run. A scrub a reader held back is tried again first."""
+        """A step of a forget's owed work (any process's), else merge some of the full-text
+        index or, with nothing left to merge, checkpoint. The merge waits for this process's
+        writes; the checkpoint lets them run."""
+        if self._owes():
+            started = time.monotonic()
+            state = self._repository.scrub(0)
+            if state == "blocked":
+                self._upkeep.retry_later()
+                return False
+            if state == "more":
+                # The step held the write lock: leave it free as long for the writers waiting.
+                time.sleep(time.monotonic() - started)
+                return True
         with self._write_lock:
-            if self.purge_pending:
-                self._purge(0)
             if self._repository.merge(pages):
                 return True
         self._repository.checkpoint()
         return False
+
+    def _owes(self) -> bool:
+        try:
+            return self._repository.owes()
+        except Exception as exc:
+            log.warning("checking for owed forget work failed: %s", type(exc).__name__)
+            return False
+
+    @property
+    def purge_pending(self) -> bool:
+        """A forget's deletion or scrub is still owed (by this process or another)."""
+        return self._owes()
+
+    def watch(self) -> None:
+        """For a long-running process (the service): look for owed forget work every few
+        seconds, and do it, even when this process writes nothing."""
+        if self.writable:
+            self._upkeep.watch()
 
     def tidy(self, seconds: float | None = None) -> bool:
         """Do the index upkeep that writes leave for later (merging the full-text index,
@@ -327,19 +352,21 @@ class HistoryIndex:
         return self._upkeep.run_now(seconds)
 
     def _purge(self, removed: int) -> None:
-        """Scrub what was deleted out of the file; if a reader's snapshot holds it back, say so
-        and try again on the next write."""
-        if not removed and not self.purge_pending:
+        """Scrub what was deleted out of the file; if a reader's snapshot holds it back, say so:
+        the scrub stays owed in the database and whoever comes next finishes it."""
+        if not removed and not self._owes():
             return
         try:
-            self.purge_pending = not self._repository.purge()
+            done = self._repository.scrub(None) == "done"
         except Exception as exc:
             log.warning("scrubbing forgotten turns failed: %s", type(exc).__name__)
-            self.purge_pending = True
-        if self.purge_pending:
+            done = False
+        if not done:
+            self._upkeep.retry_later()
             log.warning(
                 "forgotten turns are out of search results, but a reader still holds an older "
-                "snapshot: the file is scrubbed on the next write"
+                "snapshot: the file is scrubbed once it lets go (by the next write, the "
+                "service's upkeep or recall doctor)"
             )
 
     def _refuse_if_read_only(self) -> None:

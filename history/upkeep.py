@@ -7,6 +7,10 @@ the database inside whichever commit crosses 1,000 pages (about 8 ms). A live ag
 would pay both at random. Migration 0005 turns FTS5's automatic merging off and the connections
 checkpoint only when the WAL is large; this thread does that work in small steps once writes
 have paused, each step its own short transaction.
+
+A forget's owed work (history/store/owed.py) comes first. It is in the database, so the thread
+also looks for it every WATCH_SECONDS, without a write of its own, in the service (`watch`) and
+in any process whose own scrub a reader held back (`retry_later`).
 """
 
 from __future__ import annotations
@@ -24,13 +28,17 @@ QUIET_SECONDS = 0.25
 # and when a caller asked for the upkeep and waits for it (fewer, cheaper steps).
 THREAD_STEP_PAGES = 32
 CALLER_STEP_PAGES = 1024
+# How often a watching thread looks for owed forget work when nothing else wakes it.
+WATCH_SECONDS = 1.0
 
 
 class Upkeep:
     """Runs `step(pages)` (True: there is more to do) in a thread once writes have paused."""
 
-    def __init__(self, step: Callable[[int], bool]) -> None:
+    def __init__(self, step: Callable[[int], bool], owed: Callable[[], bool] = bool) -> None:
         self._step = step
+        self._owed = owed
+        self._watch_seconds: float | None = None
         self._quiet_seconds = QUIET_SECONDS
         self._last_write = 0.0
         self._due = threading.Event()
@@ -47,6 +55,19 @@ class Upkeep:
         """A write committed: upkeep is due once writes pause."""
         self._last_write = time.monotonic()
         self._due.set()
+        self._start()
+
+    def watch(self, seconds: float = WATCH_SECONDS) -> None:
+        """Look for owed work every `seconds` from now on, writes or not."""
+        self._watch_seconds = seconds
+        self._start()
+
+    def retry_later(self) -> None:
+        """Owed work waits for a reader: look for it again every WATCH_SECONDS."""
+        if self._watch_seconds is None:
+            self.watch()
+
+    def _start(self) -> None:
         with self._lock:
             if self._thread is None and not self._closing.is_set():
                 self._thread = threading.Thread(target=self._run, name="recall-upkeep", daemon=True)
@@ -75,7 +96,13 @@ class Upkeep:
             thread.join()
 
     def _run(self) -> None:
-        while self._due.wait() and not self._closing.is_set():
+        while not self._closing.is_set():
+            if not self._due.wait(self._watch_seconds):
+                if not self._owed():
+                    continue
+                self._due.set()
+            if self._closing.is_set():
+                break
             quiet = time.monotonic() - self._last_write
             if quiet < self._quiet_seconds:
                 self._closing.wait(self._quiet_seconds - quiet)

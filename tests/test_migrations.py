@@ -223,3 +223,13 @@ def test_0006_summarises_the_turns_an_old_database_holds_and_its_downgrade_drops
         assert {"conversations", "turns_summary_ad"} <= tables(engine)
     finally:
         engine.dispose()
+
+
+def test_0008_keeps_owed_forget_work_in_the_database_and_its_downgrade_drops_it(
+    engine: Engine,
+) -> None:
+    migrations.upgrade(engine, "0008_owed_forget_work")
+    assert {"forget_work", "owed_scrub"} <= tables(engine)
+    migrations.downgrade(engine, "0007_word_forms_and_cjk_text")
+    assert not {"forget_work", "owed_scrub"} & tables(engine)
+    assert "turns_fts" in tables(engine)

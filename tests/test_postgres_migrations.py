@@ -182,3 +182,13 @@ def test_the_vector_stays_in_the_row_and_a_long_answer_moves_out(engine: Engine)
         ).scalar()  # fmt: skip
     assert storage == "m"
     index.close()
+
+
+def test_0008_keeps_owed_forget_work_in_the_database_and_its_downgrade_drops_it(
+    engine: Engine,
+) -> None:
+    migrations.upgrade(engine, "0008_owed_forget_work")
+    assert inspect(engine).has_table("forget_work") and inspect(engine).has_table("owed_scrub")
+    migrations.downgrade(engine, "0007_word_forms_and_cjk_text")
+    assert not inspect(engine).has_table("owed_scrub")
+    assert not inspect(engine).has_table("forget_work")

@@ -50,14 +50,17 @@ def check_bind(host: str, port: int, token: str | None) -> None:
 
 
 def _closing_on_shutdown(app: ASGIApp, index: HistoryIndex) -> ASGIApp:
-    """Close the index when the server shuts down. uvicorn re-raises SIGTERM after a graceful
-    shutdown, so code after `uvicorn.run` would not run then; lifespan shutdown does."""
+    """Watch for owed forget work while serving; close the index when the server shuts down.
+    uvicorn re-raises SIGTERM after a graceful shutdown, so code after `uvicorn.run` would not
+    run then; lifespan shutdown does."""
 
     async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "lifespan":
             return await app(scope, receive, send)
 
         async def send_closing(message: Message) -> None:
+            if message["type"] == "lifespan.startup.complete":
+                index.watch()  # finish forget work other processes left owed
             if message["type"].startswith("lifespan.shutdown."):
                 index.close()
             await send(message)

@@ -156,3 +156,34 @@ class Project(Base):
     conversations: Mapped[int] = mapped_column(Integer)
     first_asked_at: Mapped[datetime] = mapped_column(UtcDateTime)
     last_asked_at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
+# What a forget still owes (migration 0008): kept in the database so that any process finishes
+# it (history/store/owed.py).
+
+
+class ForgetWork(Base):
+    """A conversation (of `project` only, or of every project when None) whose turns a forget
+    under way is still deleting; search hides them meanwhile."""
+
+    __tablename__ = "forget_work"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    session_id: Mapped[str] = mapped_column(String)
+    project: Mapped[str | None] = mapped_column(String, nullable=True)
+    owed_at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
+class OwedScrub(Base):
+    """At most one row: forgotten turns may still be in the storage's bytes."""
+
+    __tablename__ = "owed_scrub"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    owed_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    # SQLite: the forget left its words in the full-text index's segments (FTS5's secure-delete
+    # was off for its batches): the index is rewritten, step by step, once `rewriting` starts.
+    rewrite_index: Mapped[bool] = mapped_column(Boolean)
+    rewriting: Mapped[bool] = mapped_column(Boolean)
+    # PostgreSQL: the forget's transaction id; a snapshot older than it holds the rewrite back.
+    since_xid: Mapped[str | None] = mapped_column(String, nullable=True)

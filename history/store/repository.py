@@ -15,6 +15,7 @@ from history.domain import (
     UpsertCounts,
 )
 from history.paging import PageKey
+from history.store.owed import ScrubState
 
 
 class TurnRepository(abc.ABC):
@@ -50,6 +51,16 @@ class TurnRepository(abc.ABC):
     def purge(self) -> bool:
         """Make deleted turns unrecoverable from storage; False when that must wait (a reader
         still holds an old snapshot) and should be tried again."""
+
+    def owes(self) -> bool:
+        """A forget's deletion or scrub is still owed (by any process: it is in the database)."""
+        return False
+
+    def scrub(self, seconds: float | None) -> ScrubState:
+        """Do the owed work for about `seconds` (None: all of it), in steps that each hold the
+        write lock briefly: "done", "more" (time ran out), or "blocked" (it waits for a reader
+        of an older snapshot to let go). Never waits the busy timeout for a reader."""
+        return "done" if self.purge() else "blocked"
 
     @abc.abstractmethod
     def merge(self, pages: int) -> bool:

@@ -87,12 +87,19 @@ def delete_sessions(
     """Delete the sessions' turns (of `project` only, when given) and leave tombstones;
     `tombstone()` is the dialect's insert into forgotten_sessions that ignores duplicates."""
     removed = 0
-    now = datetime.now(UTC)
     for chunk in chunks(session_ids):
         doomed = delete(Turn).where(Turn.session_id.in_(chunk), *scope(project, None))
         removed += conn.execute(doomed).rowcount
-        conn.execute(tombstone(), [{"session_id": s, "forgotten_at": now} for s in chunk])
+    tombstone_sessions(conn, session_ids, tombstone)
     return removed
+
+
+def tombstone_sessions(
+    conn: Connection, session_ids: Sequence[str], tombstone: Callable[[], Executable]
+) -> None:
+    now = datetime.now(UTC)
+    for chunk in chunks(session_ids):
+        conn.execute(tombstone(), [{"session_id": s, "forgotten_at": now} for s in chunk])
 
 
 def forgotten(conn: Connection, session_ids: Sequence[str]) -> set[str]:

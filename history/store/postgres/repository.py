@@ -41,6 +41,9 @@ class PostgresTurnRepository(SqlTurnRepository):
     def purge(self) -> bool:
         return self._scrub.run()
 
+    def owes(self) -> bool:
+        return self._scrub.pending()
+
     def merge(self, pages: int) -> bool:
         """Merge GIN's pending list into the index (what a search would otherwise scan)."""
         return upkeep.merge_pending(self.engine)

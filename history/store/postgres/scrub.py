@@ -5,17 +5,20 @@ and even then PostgreSQL compacts a page without zeroing the space it freed. GIN
 word from its tree once indexed, even when no row holds it any more. So the scrub rewrites the
 table: `VACUUM FULL` copies the live rows into new files, rebuilds every index from them, and
 unlinks the old files. It waits for no reader: a reader's lock (or a snapshot older than the
-forget, which could still see the rows and keeps them in the copy) makes the scrub owed, and
-the next write tries again. WAL segments written before it recycle later; backups are yours.
+forget, which could still see the rows and keeps them in the copy) leaves the scrub owed, in the
+database (`owed_scrub`, with the forget's transaction id), for whichever process comes next.
+WAL segments written before it recycle later; backups are yours.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 
 from sqlalchemy import Connection, Engine, text
+from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.exc import DBAPIError
+
+from history.store import owed
 
 log = logging.getLogger(__name__)
 
@@ -38,21 +41,20 @@ _REWRITE = "VACUUM (FULL, ANALYZE) turns"
 class Scrub:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self._owed_since: str | None = None
-        self._lock = threading.Lock()
 
     def owed(self, conn: Connection) -> None:
         """Called inside the forget's transaction: the scrub is owed from its commit on."""
         xid = str(conn.execute(_XID).scalar_one())
-        with self._lock:
-            self._owed_since = self._owed_since or xid
+        owed.owe_scrub(conn, insert, since_xid=xid)
 
     def run(self) -> bool:
         """Rewrite the table if a forget left dead rows; False when a reader holds it back."""
-        with self._lock:
-            xid = self._owed_since
-        if xid is None:
+        with self.engine.connect() as conn:
+            row = owed.scrub(conn)
+            conn.rollback()
+        if row is None:
             return True
+        xid = row.since_xid or "0"
         with self.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
             # xid8 counts wrap-arounds; pg_stat_activity shows the 32-bit xid.
             wrapped = str(int(xid) % 2**32)
@@ -63,7 +65,10 @@ class Scrub:
             except DBAPIError as exc:  # lock_timeout: a reader or writer holds the table
                 log.info("rewriting turns waited too long: %s", type(exc.orig).__name__)
                 return False
-        with self._lock:
-            if self._owed_since == xid:
-                self._owed_since = None
+        with self.engine.begin() as conn:
+            owed.settle(conn, row.owed_at)
         return True
+
+    def pending(self) -> bool:
+        with self.engine.connect() as conn:
+            return owed.scrub_owed(conn)

@@ -2,27 +2,40 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from datetime import datetime
 
 from sqlalchemy import Connection, Engine, func, select
 from sqlalchemy.dialects.sqlite import insert
+from sqlalchemy.exc import DBAPIError
 
+from history import domain
 from history.domain import SearchResults
-from history.store import rows
+from history.paging import PageKey
+from history.store import owed, rows
 from history.store.models import Turn
+from history.store.owed import ScrubState
 from history.store.rows import chunks as _chunks
 from history.store.rows import scope as _scope
 from history.store.sql_repository import SqlTurnRepository
 from history.store.sqlite import fts
 from history.store.sqlite.engine import writer
+from history.store.sqlite.forgetting import SqliteScrub
 from history.store.sqlite.fts_search import FtsSearch
 from history.store.sqlite.like_search import search_like
 
-# A forget of more turns than this (or than one in BULK_FORGET_SHARE of the index) rewrites the
-# full-text index instead of scrubbing row by row.
+# A forget of more turns than this deletes them in batches (forgetting.py); fewer go in one
+# transaction, FTS5's secure-delete scrubbing each row (a few ms a row).
 BULK_FORGET_TURNS = 100
-BULK_FORGET_SHARE = 500
+# While a large forget is under way, search ranks this many more turns than asked for and drops
+# those of the conversations being deleted.
+HIDDEN_MARGIN = 40
+# The final checkpoint waits this long for the lock or for readers, not the busy timeout: a
+# record queued behind it would wait as long. A forget's own scrub tries this many times, a
+# pause apart (another writer's step, not a reader, may be in the way).
+CHECKPOINT_WAIT_MS = 20
+CHECKPOINT_TRIES, CHECKPOINT_PAUSE = 5, 0.05
 
 
 class SqliteTurnRepository(SqlTurnRepository):
@@ -31,65 +44,81 @@ class SqliteTurnRepository(SqlTurnRepository):
         self.full_text = full_text
         self.secure_delete = secure_delete
         self._fts = FtsSearch(engine)
+        self._scrub = SqliteScrub(self._writer, full_text, secure_delete)
 
     def search(
         self, terms: Sequence[str], project: str | None, since: datetime | None, k: int
     ) -> SearchResults:
         if not terms:
             return SearchResults()
+        hidden = self._hidden()
+        wanted = k + HIDDEN_MARGIN if hidden else k
         if self.full_text:
-            return self._search_fts(terms, project, since, k)
-        return self._search_like(terms, project, since, k)
+            found = rows.hits(self._fts.search(terms, project, since, wanted))
+        else:
+            found = rows.hits(
+                rows.Ranked(search_like(self.engine, terms, _scope(project, since), wanted))
+            )
+        if not hidden:
+            return found
+        kept = [hit for hit in found if not owed.hidden(hidden, hit.session_id, hit.project)]
+        return SearchResults(kept[:k], found.approximate)
 
-    def _search_fts(
-        self, terms: Sequence[str], project: str | None, since: datetime | None, k: int
-    ) -> SearchResults:
-        return rows.hits(self._fts.search(terms, project, since, k))
+    def _hidden(self) -> set[tuple[str, str | None]]:
+        try:
+            with self.engine.connect() as conn:
+                return owed.work(conn)
+        except DBAPIError:  # a file opened read-only before migration 0008: no forget under way
+            return set()
 
-    def _search_like(
-        self, terms: Sequence[str], project: str | None, since: datetime | None, k: int
-    ) -> SearchResults:
-        found = search_like(self.engine, terms, _scope(project, since), k)
-        return rows.hits(rows.Ranked(found))
+    def delete_sessions(self, session_ids: Sequence[str]) -> int:
+        return self._forget_sessions(list(session_ids), None)
 
-    def _forget(
-        self, conn: Connection, session_ids: Sequence[str], project: str | None = None
-    ) -> int:
-        """Delete the sessions' turns (of `project` only, when given) and leave tombstones.
+    def delete_project(self, project: str) -> int:
+        return self._forget_sessions(None, project)
 
-        FTS5's secure-delete scrubs each deleted row from the index at once, at a few ms a row;
-        rewriting the whole index costs about 8 µs a stored row (bench/RESULTS.md). A large
-        forget takes the rewrite instead, in the same transaction."""
-        doomed = sum(
-            conn.execute(
-                select(func.count())
-                .select_from(Turn)
-                .where(Turn.session_id.in_(chunk), *_scope(project, None))
-            ).scalar_one()
-            for chunk in _chunks(session_ids)
-        )
-        stored = conn.execute(select(func.count()).select_from(Turn)).scalar_one()
-        rewrite = self.secure_delete and doomed > max(
-            BULK_FORGET_TURNS, stored // BULK_FORGET_SHARE
-        )
-        if rewrite:
-            conn.exec_driver_sql(fts.secure_delete_statement(on=False))
-        removed = super()._forget(conn, session_ids, project)
-        if rewrite:
-            conn.exec_driver_sql(fts.optimize_statement())
-            conn.exec_driver_sql(fts.secure_delete_statement(on=True))
-        return removed
+    def _forget_sessions(self, session_ids: list[str] | None, project: str | None) -> int:
+        """Tombstone the sessions (a project's: every one holding a turn of it) and delete their
+        turns (of `project` only, when given): at once when they are few, else in batches
+        (forgetting.py) after listing them as work owed. The number of turns forgotten."""
+        with self._writer.begin() as conn:
+            if session_ids is None:
+                found = select(Turn.session_id).where(Turn.project == project).distinct()
+                session_ids = list(conn.execute(found).scalars())
+            doomed = _count(conn, session_ids, project)
+            # Without FTS5's secure-delete, any forget leaves its words in the index's segments.
+            rewrite = self.full_text and not self.secure_delete
+            if doomed <= BULK_FORGET_TURNS:
+                removed = rows.delete_sessions(conn, session_ids, self._tombstone, project)
+                if removed:
+                    owed.owe_scrub(conn, insert, rewrite_index=rewrite)
+                return removed
+            rows.tombstone_sessions(conn, session_ids, self._tombstone)
+            owed.add_work(conn, [(session, project) for session in session_ids])
+            owed.owe_scrub(conn, insert, rewrite_index=self.full_text)
+        while self._scrub.delete_step():
+            time.sleep(self._scrub.pause)
+        return doomed
+
+    def owes(self) -> bool:
+        with self.engine.connect() as conn:
+            return owed.scrub_owed(conn)
+
+    def scrub(self, seconds: float | None) -> ScrubState:
+        deadline = None if seconds is None else time.monotonic() + seconds
+        tries = 1 if seconds is not None else CHECKPOINT_TRIES
+        while True:
+            state = self._scrub.step(lambda: self._checkpoint("TRUNCATE", wait=False))
+            if state == "blocked" and tries > 1:
+                tries -= 1
+                time.sleep(CHECKPOINT_PAUSE)
+                continue
+            if state != "more" or (deadline is not None and time.monotonic() >= deadline):
+                return state
+            time.sleep(self._scrub.pause)
 
     def purge(self) -> bool:
-        # secure_delete (a PRAGMA set on connect) zeroes freed pages of `turns`. FTS5 keeps a
-        # deleted row's terms in its old segments unless its own secure-delete option is on;
-        # without it, only a full merge rewrites them away.
-        if self.full_text and not self.secure_delete:
-            with self._writer.begin() as conn:
-                conn.exec_driver_sql(fts.optimize_statement())
-        # The WAL still holds the deleted pages as they were: copy it back and cut it to zero.
-        # This waits (busy timeout) for readers of an older snapshot, then gives up.
-        return self._checkpoint("TRUNCATE")
+        return self.scrub(None) == "done"
 
     def merge(self, pages: int) -> bool:
         if not self.full_text:
@@ -103,13 +132,58 @@ class SqliteTurnRepository(SqlTurnRepository):
     def checkpoint(self) -> None:
         self._checkpoint("PASSIVE")
 
-    def _checkpoint(self, mode: str) -> bool:
-        """Copy the WAL back into the database; False when a reader held some of it back."""
+    def _checkpoint(self, mode: str, wait: bool = True) -> bool:
+        """Copy the WAL back into the database; False when a reader held some of it back.
+        Without `wait`, a reader or writer in the way fails it after CHECKPOINT_WAIT_MS instead
+        of the busy timeout."""
         raw = self.engine.raw_connection()
         try:
             cursor = raw.cursor()
-            busy, _, _ = cursor.execute(f"PRAGMA wal_checkpoint({mode})").fetchone()
+            if not wait:
+                timeout = cursor.execute("PRAGMA busy_timeout").fetchone()[0]
+                cursor.execute(f"PRAGMA busy_timeout = {CHECKPOINT_WAIT_MS}")
+            try:
+                busy, _, _ = cursor.execute(f"PRAGMA wal_checkpoint({mode})").fetchone()
+            finally:
+                if not wait:
+                    cursor.execute(f"PRAGMA busy_timeout = {int(timeout)}")
             cursor.close()
         finally:
             raw.close()
         return bool(busy == 0)
+
+    # Reading: the conversations a forget under way is still deleting are hidden already.
+
+    def turn(self, turn_id: str) -> domain.Turn | None:
+        found = super().turn(turn_id)
+        if found is not None and owed.hidden(self._hidden(), found.session_id, found.project):
+            return None
+        return found
+
+    def conversation(self, session_id: str, around: str | None, radius: int) -> list[domain.Turn]:
+        turns = super().conversation(session_id, around, radius)
+        hidden = self._hidden() if turns else set()
+        return [turn for turn in turns if not owed.hidden(hidden, turn.session_id, turn.project)]
+
+    def conversations(
+        self, project: str | None, since: datetime | None, limit: int, before: PageKey | None
+    ) -> list[domain.ConversationSummary]:
+        found = super().conversations(project, since, limit, before)
+        hidden = self._hidden()
+        return [c for c in found if not owed.hidden(hidden, c.session_id, c.project)]
+
+    def projects(self) -> list[domain.ProjectSummary]:
+        found = super().projects()
+        hidden = {project for _, project in self._hidden() if project is not None}
+        return [p for p in found if p.project not in hidden]
+
+
+def _count(conn: Connection, session_ids: Sequence[str], project: str | None) -> int:
+    return sum(
+        conn.execute(
+            select(func.count())
+            .select_from(Turn)
+            .where(Turn.session_id.in_(chunk), *_scope(project, None))
+        ).scalar_one()
+        for chunk in _chunks(session_ids)
+    )
