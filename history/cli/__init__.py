@@ -12,12 +12,13 @@ import os
 import sys
 from collections.abc import Sequence
 
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DatabaseError, OperationalError
 
 from history.cli import admin, failure, forget, imports, search, serving, views
 from history.cli.common import FAILED, INTERRUPTED, OK, unreachable
 from history.domain import ReadOnlyHistory
 from history.store.postgres.engine import DriverMissing
+from history.store.sqlite.doctor import damage_reason, is_damage
 from history.version import package_version
 
 COMMANDS = (search, forget, admin, serving, imports, views)
@@ -64,6 +65,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return FAILED
     except (OperationalError, DriverMissing) as exc:  # expected of a server: no log entry
         print(f"recall {args.command} failed: {unreachable(args, exc)}", file=sys.stderr)
+        return FAILED
+    except DatabaseError as exc:
+        if not is_damage(exc):
+            failure.report(args.command, exc, args.home)
+            return FAILED
+        print(
+            f"recall {args.command} failed: the history database is damaged "
+            f"({damage_reason(exc)}); `recall doctor` tells what can be recovered",
+            file=sys.stderr,
+        )
         return FAILED
     except BrokenPipeError:
         # `recall stats | head` closed the pipe: not an error of ours.

@@ -4,16 +4,35 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from dataclasses import asdict
+from pathlib import Path
+from typing import TextIO
 
-from history.cli.common import NOTHING, OK, Commands, open_index
+from sqlalchemy.exc import DatabaseError
+
+from history.cli.common import FAILED, NOTHING, OK, USAGE, Commands, open_index
 from history.domain import READ_ONLY
-from history.home import resolve_home
+from history.home import DATABASE_NAME, resolve_home
 from history.index import HistoryIndex
 from history.store import migrations
 from history.store.backends import configured_url
 from history.store.sqlite import engine as sqlite_db
 from history.store.sqlite import fts
+from history.store.sqlite.damaged import (
+    copies_phrase,
+    damaged_copies,
+    delete_damaged,
+    delete_hint,
+)
+from history.store.sqlite.doctor import (
+    RECOVER_HINT,
+    damage_reason,
+    examine,
+    is_damage,
+    table_problems,
+)
+from history.store.sqlite.recovery import recover_in_place
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
@@ -21,7 +40,20 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
     index = open_index(args)
     assert index.engine is not None
-    stats = collect(index.engine, resolve_home(args.home) / "history.db")
+    database = _database(args, index)
+    copies = damaged_copies(database) if database is not None else []
+    try:
+        stats = collect(index.engine, database)
+    except DatabaseError as exc:
+        if not is_damage(exc):
+            raise
+        print(
+            f"recall stats: the database file {_where(args, index)} is damaged: part of it "
+            f"cannot be read ({damage_reason(exc)}). {RECOVER_HINT[0].upper()}{RECOVER_HINT[1:]}.",
+            file=sys.stderr,
+        )
+        _print_copies(copies, sys.stderr)
+        return FAILED
     where = _where(args, index)
     if args.json:
         print(
@@ -31,6 +63,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
                     "oldest": _iso(stats.oldest),
                     "newest": _iso(stats.newest),
                     "full_text": index.full_text,
+                    "damaged_copies": [str(copy) for copy in copies],
                 }
             )
         )
@@ -45,7 +78,23 @@ def cmd_stats(args: argparse.Namespace) -> int:
     print(f"search:    {_search_kind(index)}")
     for project, turns in stats.per_project.items():
         print(f"  {turns:>8}  {project}")
+    _print_copies(copies, sys.stdout)
     return OK
+
+
+def _database(args: argparse.Namespace, index: HistoryIndex) -> Path | None:
+    """The SQLite file of the home; None on PostgreSQL."""
+    return None if index.backend == "postgresql" else resolve_home(args.home) / DATABASE_NAME
+
+
+def _print_copies(copies: list[Path], stream: TextIO) -> None:
+    if copies:
+        names = ", ".join(copy.name for copy in copies)
+        print(
+            f"damaged:   {copies_phrase(len(copies))} in the home may still hold forgotten or "
+            f"lost turns ({names}): {delete_hint(len(copies))}",
+            file=stream,
+        )
 
 
 def _where(args: argparse.Namespace, index: HistoryIndex) -> str:
@@ -84,6 +133,11 @@ def cmd_migrate(args: argparse.Namespace) -> int:
 def cmd_doctor(args: argparse.Namespace) -> int:
     index = open_index(args)
     assert index.engine is not None
+    database = _database(args, index)
+    if args.delete_damaged:
+        return _delete_damaged(database)
+    if args.recover:
+        return _recover(index, database)
     if not index.writable and not args.check_only:
         print(f"Only checking, not repairing: {READ_ONLY}.")
         args.check_only = True
@@ -92,16 +146,75 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
         report = pg_doctor.examine(index.engine, repair=not args.check_only)
     else:
-        from history.store.sqlite.doctor import examine
-
         report = examine(
             index.engine, index.full_text, repair=not args.check_only, writable=index.writable
         )
     for finding in report.findings:
         print(finding)
+    copies = damaged_copies(database) if database is not None else []
+    if copies:
+        names = ", ".join(copy.name for copy in copies)
+        print(
+            f"{copies_phrase(len(copies))[0].upper()}{copies_phrase(len(copies))[1:]} of the "
+            f"history in the home ({names}) may still hold turns, forgotten ones too: "
+            f"{delete_hint(len(copies))}."
+        )
     if report.healthy and index.full_text and not args.check_only:
         print(_merged(index))
     return OK if report.healthy else NOTHING
+
+
+def _delete_damaged(database: Path | None) -> int:
+    if database is None:
+        print("A PostgreSQL database leaves no damaged copies in the home: nothing to delete.")
+        return NOTHING
+    deleted, freed = delete_damaged(database)
+    if not deleted:
+        print("There is no damaged copy in the home: nothing to delete.")
+        return OK
+    print(
+        f"Deleted {copies_phrase(len(deleted))} ({freed:,} bytes): "
+        f"{', '.join(copy.name for copy in deleted)}. The files were removed, not overwritten: "
+        "their old blocks stay on the disk until the filesystem reuses them."
+    )
+    return OK
+
+
+def _recover(index: HistoryIndex, database: Path | None) -> int:
+    if database is None:
+        print("recall doctor --recover is for the home's SQLite file", file=sys.stderr)
+        return USAGE
+    assert index.engine is not None
+    if not index.writable:
+        print(f"recall doctor: nothing recovered: {READ_ONLY}", file=sys.stderr)
+        return FAILED
+    if not table_problems(index.engine):
+        print("The database file is sound (SQLite's integrity check: ok): nothing to recover.")
+        return OK
+    index.close()  # the file is about to be replaced: this process lets go of it first
+    salvaged, kept = recover_in_place(database)
+    turns, marks = salvaged.copied["turns"], salvaged.copied["forgotten_sessions"]
+    print(
+        f"Recovered {turns:,} turn{'' if turns == 1 else 's'} and {marks:,} forgotten "
+        f"conversation mark{'' if marks == 1 else 's'} into a new {database.name}."
+    )
+    lost = salvaged.unreadable["turns"]
+    if lost:
+        shown = ", ".join(
+            f"{first}-{last}" if first != last else str(first) for first, last in lost[:5]
+        )
+        print(
+            f"The turns with row ids in {len(lost)} stretch{'' if len(lost) == 1 else 'es'} "
+            f"({shown}{', ...' if len(lost) > 5 else ''}) could not be read: any that existed "
+            "are lost."
+        )
+    if salvaged.unreadable["forgotten_sessions"]:
+        print(
+            "Some marks of forgotten conversations could not be read: an import may bring such a "
+            "conversation back; forget it again if it does."
+        )
+    print(f"The damaged file is kept as {kept.name}: {delete_hint(1)}.")
+    return OK
 
 
 def _merged(index: HistoryIndex) -> str:
@@ -132,5 +245,17 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:
     doctor = commands.add_parser(
         "doctor", parents=[common], help="check the index and repair the full-text part"
     )
-    doctor.add_argument("--check-only", action="store_true", help="report; do not rebuild")
+    what = doctor.add_mutually_exclusive_group()
+    what.add_argument("--check-only", action="store_true", help="report; do not rebuild")
+    what.add_argument(
+        "--recover",
+        action="store_true",
+        help="copy what a damaged file still lets be read into a new history.db (stop recall "
+        "serve first); the damaged file is kept as a damaged copy",
+    )
+    what.add_argument(
+        "--delete-damaged",
+        action="store_true",
+        help="delete the damaged copies (history.db.corrupt-*) kept in the home",
+    )
     doctor.set_defaults(run=cmd_doctor)

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Callable
 from typing import TypeAlias
 
 from history.home import database_path
 from history.index import HistoryIndex, history_for
 from history.store.backends import configured_url
 from history.store.postgres.engine import display_url
+from history.store.sqlite.damaged import forget_note
 from history.tools.recall_history import MAX_K
 
 OK, NOTHING, USAGE = 0, 1, 2
@@ -67,3 +70,21 @@ def unreachable(args: argparse.Namespace, error: Exception) -> str:
 
 def open_index(args: argparse.Namespace) -> HistoryIndex:
     return history_for(args.home, args.database_url)
+
+
+def noting_damaged_copies(
+    command: Callable[[argparse.Namespace], int],
+) -> Callable[[argparse.Namespace], int]:
+    """A forget that, once it ran, names the damaged copies of the file in the home
+    (history/store/sqlite/damaged.py): they may still hold what it forgot."""
+
+    def run(args: argparse.Namespace) -> int:
+        code = command(args)
+        if code in (OK, NOTHING) and configured_url(args.database_url) is None:
+            what = "this conversation" if args.session is not None else "this project"
+            note = forget_note(database_path(args.home), what)
+            if note:
+                print(f"recall forget: {note}", file=sys.stderr)
+        return code
+
+    return run

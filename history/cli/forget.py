@@ -7,7 +7,15 @@ import sys
 from collections.abc import Callable
 from functools import partial
 
-from history.cli.common import FAILED, NOTHING, OK, USAGE, Commands, open_index
+from history.cli.common import (
+    FAILED,
+    NOTHING,
+    OK,
+    USAGE,
+    Commands,
+    noting_damaged_copies,
+    open_index,
+)
 from history.domain import READ_ONLY
 from history.projects import project_key
 
@@ -74,4 +82,4 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:
     what.add_argument("--session", help="conversation (session) id")
     what.add_argument("--project", help="workspace path: every conversation of it")
     forget.add_argument("--yes", action="store_true", help="do not ask for confirmation")
-    forget.set_defaults(run=cmd_forget)
+    forget.set_defaults(run=noting_damaged_copies(cmd_forget))

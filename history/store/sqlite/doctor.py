@@ -1,4 +1,8 @@
-"""`recall doctor`: check the table and the full-text index; rebuild the index if they differ."""
+"""`recall doctor`: check the table and the full-text index; rebuild the index if they differ.
+
+A damaged file (pages SQLite cannot read) is reported in words, never raised: a rebuild would
+have to read what is damaged, so doctor leaves it to `recall doctor --recover`
+(history/store/sqlite/recovery.py)."""
 
 from __future__ import annotations
 
@@ -22,11 +26,42 @@ class DoctorReport:
         self.healthy = False
 
 
+RECOVER_HINT = (
+    "`recall doctor --recover` copies every turn that can still be read into a new history.db "
+    "and keeps this file as a damaged copy"
+)
+
+
 def table_problems(engine: Engine) -> list[str]:
     """What SQLite's own integrity check finds wrong with the file; empty when it is sound."""
-    with engine.connect() as conn:
-        rows = conn.exec_driver_sql("PRAGMA integrity_check").scalars().all()
-    return [] if rows == ["ok"] else [str(row) for row in rows]
+    try:
+        with engine.connect() as conn:
+            rows = conn.exec_driver_sql("PRAGMA integrity_check").scalars().all()
+    except DatabaseError as exc:  # too damaged for the check to get through
+        return [damage_reason(exc)]
+    if rows == ["ok"]:
+        return []
+    return [str(row) for row in rows if not str(row).startswith("*** in database")]
+
+
+def damage_reason(exc: DatabaseError) -> str:
+    """SQLite's own words for what went wrong, e.g. "database disk image is malformed"."""
+    return str(exc.orig or exc).strip().splitlines()[0]
+
+
+def is_damage(exc: DatabaseError) -> bool:
+    return str(getattr(exc.orig, "sqlite_errorname", "")).startswith(
+        ("SQLITE_CORRUPT", "SQLITE_NOTADB")
+    )
+
+
+def damage_sentence(problems: list[str]) -> str:
+    found = "1 problem" if len(problems) == 1 else f"{len(problems)} problems"
+    return (
+        f"The database file is damaged: SQLite's integrity check found {found} "
+        f"(first: {problems[0]}). Searching, recording and forgetting may fail where the damage "
+        f"is; {RECOVER_HINT}."
+    )
 
 
 def index_agrees(engine: Engine) -> bool:
@@ -45,13 +80,9 @@ def examine(
     report = DoctorReport()
     problems = table_problems(engine)
     if problems:
-        report.problem(
-            "The database file is damaged (SQLite's integrity check: "
-            + "; ".join(problems[:5])
-            + "). Copy out what you can with `sqlite3 history.db .recover`, then move it aside."
-        )
-    else:
-        report.findings.append("The database file is sound (SQLite's integrity check: ok).")
+        report.problem(damage_sentence(problems))
+        return report  # checking or rebuilding the full-text index would read the damage
+    report.findings.append("The database file is sound (SQLite's integrity check: ok).")
     if not full_text:
         report.findings.append(
             "This SQLite has no FTS5: searches use the LIKE fallback, so there is no full-text "

@@ -14,7 +14,6 @@ import contextlib
 import logging
 import os
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import quote
 
@@ -26,6 +25,7 @@ from history.home import ensure_private_file
 from history.store import migrations
 from history.store.sqlite import engine as sqlite_db
 from history.store.sqlite import fts
+from history.store.sqlite.damaged import move_aside
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +64,7 @@ def _open(url: str, busy_timeout_ms: int) -> OpenedDatabase:
             return _open_unchanging(path, busy_timeout_ms)
         if path is None or error_name(exc) not in BROKEN_FILE_ERRORS:
             raise
-    move_aside(path)
+    move_aside(path, "is not a readable history database")
     ensure_private_file(path)
     return _migrate(sqlite_db.create_sqlite_engine(url, busy_timeout_ms), writable=True)
 
@@ -128,14 +128,3 @@ def _secure_delete_possible(conn: Connection) -> bool:
 
 def error_name(exc: DatabaseError) -> str:
     return str(getattr(exc.orig, "sqlite_errorname", ""))
-
-
-def move_aside(path: Path) -> Path:
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
-    moved = path.with_name(f"{path.name}.corrupt-{stamp}")
-    for suffix in ("", "-wal", "-shm"):
-        source = Path(f"{path}{suffix}")
-        if source.exists():
-            source.rename(Path(f"{moved}{suffix}"))
-    log.warning("%s is not a readable history database: moved aside to %s", path, moved.name)
-    return moved
