@@ -22,15 +22,21 @@ from history.store import owed
 from history.store.owed import ScrubState
 from history.store.sqlite import fts
 
-# What one step may hold the write lock for: a record arriving meanwhile waits about this long.
-STEP_SECONDS = 0.03
-FIRST_BATCH_TURNS = 200
-FIRST_MERGE_PAGES = 200
+# What one step may hold the write lock for, and the pause after it. A writer waiting on the lock
+# polls it 1, 3, 8, 18, 33, 53, 78, 103 and 128 ms after it began (SQLite's busy handler), then
+# every 50-100 ms: any pause of 25 ms that starts within its first 100 ms lets it in. A record
+# arriving during a step therefore waits at most about STEP_SECONDS + PAUSE_SECONDS.
+STEP_SECONDS = 0.04
+PAUSE_SECONDS = 0.025
+FIRST_BATCH_TURNS = 25
+FIRST_MERGE_PAGES = 32
 
+_NEXT_WORK = text("SELECT id, session_id, project FROM forget_work ORDER BY id LIMIT 1")
 _DOOMED_IDS = text(
-    "SELECT t.id FROM forget_work AS w JOIN turns AS t ON t.session_id = w.session_id"
-    " AND (w.project IS NULL OR t.project = w.project) LIMIT :n"
+    "SELECT id FROM turns WHERE session_id = :session"
+    " AND (:project IS NULL OR project = :project) LIMIT :n"
 )
+_WORK_DONE = text("DELETE FROM forget_work WHERE id = :id")
 
 
 @dataclass
@@ -52,9 +58,7 @@ class SqliteScrub:
         self.full_text = full_text
         self.secure_delete = secure_delete
         self.sizes = StepSizes()
-        # How long the last step held the write lock: the pause after it, so that writers
-        # waiting on the lock (their busy handler polls) find it free.
-        self.pause = 0.0
+        self.pause = PAUSE_SECONDS
 
     def delete_step(self) -> bool:
         """Delete a batch of the turns `forget_work` lists; False when none were left."""
@@ -82,24 +86,33 @@ class SqliteScrub:
         return "done"
 
     def _delete_batch(self, conn: Connection) -> bool:
-        """Delete a batch of the turns `forget_work` lists; False when there were none left."""
+        """Delete a batch of the turns `forget_work` lists, conversation after conversation;
+        False when there were none left."""
         started = time.monotonic()
-        ids = list(conn.execute(_DOOMED_IDS, {"n": self.sizes.turns}).scalars())
-        if not ids:
-            owed.clear_work(conn)
-            return False
-        if self.secure_delete:
-            conn.exec_driver_sql(fts.secure_delete_statement(on=False))
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            marks = ", ".join("?" * len(chunk))
-            conn.exec_driver_sql(f"DELETE FROM turns WHERE id IN ({marks})", tuple(chunk))
-        if self.secure_delete:
+        left = self.sizes.turns
+        secure_delete_off = False
+        while left > 0:
+            work = conn.execute(_NEXT_WORK).first()
+            if work is None:
+                break
+            found = {"session": work.session_id, "project": work.project, "n": left}
+            ids = list(conn.execute(_DOOMED_IDS, found).scalars())
+            if ids and self.secure_delete and not secure_delete_off:
+                conn.exec_driver_sql(fts.secure_delete_statement(on=False))
+                secure_delete_off = True
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                marks = ", ".join("?" * len(chunk))
+                conn.exec_driver_sql(f"DELETE FROM turns WHERE id IN ({marks})", tuple(chunk))
+            left -= len(ids)
+            if left > 0:  # fewer than asked: this conversation is done
+                conn.execute(_WORK_DONE, {"id": work.id})
+        if secure_delete_off:
             conn.exec_driver_sql(fts.secure_delete_statement(on=True))
-        if len(ids) < self.sizes.turns:
-            owed.clear_work(conn)
-        self.pause = time.monotonic() - started
-        self.sizes.turns = StepSizes.adapted(self.sizes.turns, self.pause, 10)
+        if left == self.sizes.turns:
+            return False
+        elapsed = time.monotonic() - started
+        self.sizes.turns = StepSizes.adapted(self.sizes.turns, elapsed, 10)
         return True
 
     def _rewrite_step(self, conn: Connection, started: bool) -> bool:
@@ -113,8 +126,7 @@ class SqliteScrub:
         pages = self.sizes.pages
         conn.exec_driver_sql(fts.merge_statement(pages if started else -pages))
         changes = conn.exec_driver_sql("SELECT total_changes()").scalar_one() - before
-        self.pause = time.monotonic() - began
-        self.sizes.pages = StepSizes.adapted(pages, self.pause, 16)
+        self.sizes.pages = StepSizes.adapted(pages, time.monotonic() - began, 16)
         if not started:
             owed.set_rewrite(conn, rewrite_index=True, rewriting=True)
             return True

@@ -97,7 +97,7 @@ class SqliteTurnRepository(SqlTurnRepository):
             owed.add_work(conn, [(session, project) for session in session_ids])
             owed.owe_scrub(conn, insert, rewrite_index=self.full_text)
         while self._scrub.delete_step():
-            time.sleep(self._scrub.pause)
+            self._between_steps()
         return doomed
 
     def owes(self) -> bool:
@@ -108,14 +108,22 @@ class SqliteTurnRepository(SqlTurnRepository):
         deadline = None if seconds is None else time.monotonic() + seconds
         tries = 1 if seconds is not None else CHECKPOINT_TRIES
         while True:
-            state = self._scrub.step(lambda: self._checkpoint("TRUNCATE", wait=False))
+            state = self._scrub.step(self._final_checkpoint)
             if state == "blocked" and tries > 1:
                 tries -= 1
                 time.sleep(CHECKPOINT_PAUSE)
                 continue
             if state != "more" or (deadline is not None and time.monotonic() >= deadline):
                 return state
-            time.sleep(self._scrub.pause)
+            self._between_steps()
+
+    def _between_steps(self) -> None:
+        """Leave the write lock free for the writers waiting on it; meanwhile copy what the
+        step wrote back into the database (a passive checkpoint takes no write lock), so that
+        neither a record's commit nor the final checkpoint has a large WAL to copy."""
+        started = time.monotonic()
+        self.checkpoint()
+        time.sleep(max(0.0, self._scrub.pause - (time.monotonic() - started)))
 
     def purge(self) -> bool:
         return self.scrub(None) == "done"
@@ -131,6 +139,12 @@ class SqliteTurnRepository(SqlTurnRepository):
 
     def checkpoint(self) -> None:
         self._checkpoint("PASSIVE")
+
+    def _final_checkpoint(self) -> bool:
+        """Cut the WAL to zero; first copy what readers allow without blocking writers, so the
+        truncating checkpoint, which blocks them, has little left to copy."""
+        self._checkpoint("PASSIVE")
+        return self._checkpoint("TRUNCATE", wait=False)
 
     def _checkpoint(self, mode: str, wait: bool = True) -> bool:
         """Copy the WAL back into the database; False when a reader held some of it back.
