@@ -8,13 +8,14 @@ from datetime import datetime
 from typing import Literal
 
 from history import paging
+from history.i18n import N_
 
 # What recording a turn did: a turn_id not seen before, a different turn under a known one, or
 # the same turn again (left as it was).
 RecordOutcome = Literal["new", "updated", "unchanged"]
 
 
-READ_ONLY = (
+READ_ONLY = N_(
     "the history database is read-only for this process (its file, folder or disk): "
     "searching works, recording and forgetting do not"
 )

@@ -13,7 +13,9 @@ import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-BAD_CURSOR = "before must be a cursor a list of conversations gave (its `cursor`)"
+from history.i18n import N_
+
+BAD_CURSOR = N_("before must be a cursor a list of conversations gave (its `cursor`)")
 
 
 @dataclass(frozen=True, order=True)

@@ -10,7 +10,7 @@ import logging
 from collections.abc import Sequence
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, FastAPI, HTTPException, Query, Request
+from fastapi import APIRouter, Depends, FastAPI, HTTPException, Query, Request, Response
 from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.cors import CORSMiddleware
@@ -22,6 +22,7 @@ from starlette.convertors import PathConvertor, register_url_convertor
 from history.api import views
 from history.api.access_log import AccessLog
 from history.api.auth import TokenGate
+from history.api.languages import http_error, language_of, say_language, translated
 from history.api.limits import NOT_JSON, TOO_LARGE, bounded_route
 from history.api.models import (
     ErrorOut,
@@ -35,6 +36,7 @@ from history.api.models import (
     hit_out,
 )
 from history.domain import READ_ONLY
+from history.i18n import N_
 from history.index import HistoryIndex
 from history.prepare import MAX_DAYS
 from history.query import terms
@@ -45,10 +47,12 @@ from history.web import page
 log = logging.getLogger(__name__)
 
 MAX_QUERY, MAX_ERRORS = 10_000, 20
-NO_WORDS = "the query has no word to search for (common words like 'the' are ignored)"
-NOT_RECORDED = "nothing is recorded for this conversation"
-ALREADY_FORGOTTEN = "this conversation was already forgotten"
-NO_PROJECT = "nothing is recorded for this project (or it was already forgotten)"
+NO_WORDS = N_("the query has no word to search for (common words like 'the' are ignored)")
+NO_MATCH = N_("no turn matches")
+NOT_RECORDED = N_("nothing is recorded for this conversation")
+ALREADY_FORGOTTEN = N_("this conversation was already forgotten")
+NO_PROJECT = N_("nothing is recorded for this project (or it was already forgotten)")
+NOT_WRITTEN = N_("the turn could not be written (logged by turn id); go on")
 Responses = dict[int | str, dict[str, Any]]
 
 
@@ -93,21 +97,25 @@ def router(index: HistoryIndex, token: str | None = None) -> APIRouter:
         if outcome is None:
             if not index.writable:
                 raise HTTPException(503, READ_ONLY)
-            raise HTTPException(503, "the turn could not be written (logged by turn id); go on")
+            raise HTTPException(503, NOT_WRITTEN)
         return RecordOut(ok=True, turn_id=turn.turn_id, outcome=outcome)
 
     @guarded.get("/api/code/history", response_model=SearchOut, summary="Search, best first")
     def search(
+        request: Request,
+        response: Response,
         q: Annotated[str, Query(min_length=1, max_length=MAX_QUERY, description="words")],
         project: Annotated[Workspace | None, Query(description="omit: every project")] = None,
         days: Annotated[int | None, Query(ge=1, le=MAX_DAYS, description="last N days")] = None,
         k: Annotated[int, Query(ge=1, le=MAX_K, description="how many hits")] = 5,
     ) -> SearchOut:
+        language = language_of(request.headers)
+        say_language(response, language)
         if not (words := terms(q)):
-            return SearchOut(terms=[], hits=[], message=NO_WORDS)
+            return SearchOut(terms=[], hits=[], message=translated(NO_WORDS, language))
         found = index.search(q, project, days, k)
         hits = [hit_out(hit, words) for hit in found]
-        message = None if hits else "no turn matches"
+        message = None if hits else translated(NO_MATCH, language)
         return SearchOut(terms=words, hits=hits, message=message, approximate=found.approximate)
 
     @guarded.delete(
@@ -155,15 +163,19 @@ def _clip(item: object, width: int = 120) -> str:
 
 
 async def validation_error_handler(request: Request, exc: Exception) -> JSONResponse:
-    """FastAPI's 422 shape (loc, msg, type) without `input` or `ctx`: never echo the body."""
+    """FastAPI's 422 shape (loc, msg, type) without `input` or `ctx`: never echo the body. Our
+    own reasons in the request's language; the validator's stay as it words them."""
+    language = language_of(request.headers)
     reasons = []
     for error in exc.errors()[:MAX_ERRORS] if isinstance(exc, RequestValidationError) else []:
-        msg, ctx = str(error.get("msg", "invalid")), error.get("ctx") or {}
+        msg, ctx = translated(str(error.get("msg", "invalid")), language), error.get("ctx") or {}
         if error.get("type") == "json_invalid" and isinstance(ctx.get("error"), str):
             msg = f"{msg}: {ctx['error']}"
         loc = [part if isinstance(part, int) else _clip(part) for part in error.get("loc", ())]
         reasons.append({"loc": loc, "msg": _clip(msg, 300), "type": _clip(error.get("type"))})
-    return JSONResponse({"detail": reasons}, status_code=422)
+    response = JSONResponse({"detail": reasons}, status_code=422)
+    say_language(response, language)
+    return response
 
 
 def create_app(
@@ -184,6 +196,7 @@ def create_app(
     app.include_router(router(index, token))
     app.include_router(page.router())
     app.add_exception_handler(RequestValidationError, validation_error_handler)
+    app.add_exception_handler(HTTPException, http_error)
     if token:
         app.add_middleware(TokenGate, token=token)
     origins = [cors_origins] if isinstance(cors_origins, str) else list(cors_origins)

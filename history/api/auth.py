@@ -11,9 +11,10 @@ import json
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from history.i18n import N_, from_accept_language, translator
 from history.web.page import PAGE_PATHS
 
-UNAUTHORIZED = "this service needs an `Authorization: Bearer <token>` header with its token"
+UNAUTHORIZED = N_("this service needs an `Authorization: Bearer <token>` header with its token")
 OPEN_PATHS = frozenset({"/healthz", *PAGE_PATHS})
 
 
@@ -41,13 +42,14 @@ class TokenGate:
             return await self.app(scope, receive, send)
         if authorized(Headers(scope=scope), self.token):
             return await self.app(scope, receive, send)
-        await refuse(send)
+        await refuse(send, from_accept_language(Headers(scope=scope).get("accept-language")))
 
 
-async def refuse(send: Send) -> None:
-    """A 401 in the service's error shape. `Connection: close`: the body it did not read is
-    not waited for."""
-    body = json.dumps({"detail": UNAUTHORIZED}).encode()
+async def refuse(send: Send, language: str = "en") -> None:
+    """A 401 in the service's error shape, its detail in `language`. `Connection: close`: the
+    body it did not read is not waited for."""
+    detail = translator("api", language).gettext(UNAUTHORIZED)
+    body = json.dumps({"detail": detail}).encode()
     headers = [
         (b"content-type", b"application/json"),
         (b"content-length", str(len(body)).encode()),

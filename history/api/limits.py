@@ -20,17 +20,22 @@ from starlette.requests import ClientDisconnect
 from starlette.types import Message, Receive
 
 from history.api.auth import UNAUTHORIZED, authorized
+from history.api.languages import Detail
 from history.api.models import MAX_BODY_BYTES
 from history.domain import ReadOnlyHistory
+from history.i18n import N_
 
 log = logging.getLogger(__name__)
 
-TOO_LARGE = f"the body is over {MAX_BODY_BYTES} bytes"
-NOT_JSON = (
-    "the body must be JSON, sent with `Content-Type: application/json` "
-    "(curl: --json '{...}', or -H 'Content-Type: application/json')"
+TOO_LARGE = Detail(N_("the body is over {limit} bytes"), limit=MAX_BODY_BYTES)
+NOT_JSON = Detail(
+    N_(
+        "the body must be JSON, sent with `Content-Type: application/json` "
+        "(curl: --json '{{...}}', or -H 'Content-Type: application/json')"
+    )
 )
-UNAVAILABLE = "the history could not be read or written right now; try again later"
+UNAVAILABLE = N_("the history could not be read or written right now; try again later")
+NOT_UTF8 = N_("the body is not UTF-8")
 STALLED = 408  # the client went away, or stopped sending, before its body was whole
 # Former names of query parameters, still understood: `workspace` is `project` everywhere.
 QUERY_ALIASES = {b"workspace": b"project"}
@@ -107,7 +112,7 @@ async def _read(request: Request) -> bytes:
     try:
         body.decode("utf-8")
     except UnicodeDecodeError:
-        error = {"type": "json_invalid", "loc": ("body",), "msg": "the body is not UTF-8"}
+        error = {"type": "json_invalid", "loc": ("body",), "msg": NOT_UTF8}
         raise RequestValidationError([error]) from None
     return body
 

@@ -17,13 +17,14 @@ from pydantic import BaseModel, Field
 from history import paging
 from history.api.models import ErrorOut, Id, TurnOut, Workspace
 from history.domain import ConversationSummary, ProjectSummary
+from history.i18n import N_
 from history.index import HistoryIndex
 from history.paging import BAD_CURSOR
 from history.prepare import MAX_DAYS
 
-NO_TURN = "no turn has this id (it may have been forgotten)"
-NO_CONVERSATION = "no conversation has this id (it may have been forgotten)"
-NOT_IN_CONVERSATION = "this conversation holds no turn with the `around` id"
+NO_TURN = N_("no turn has this id (it may have been forgotten)")
+NO_CONVERSATION = N_("no conversation has this id (it may have been forgotten)")
+NOT_IN_CONVERSATION = N_("this conversation holds no turn with the `around` id")
 MAX_RADIUS, MAX_LIMIT, MAX_CURSOR = 10_000, 200, 10_000
 
 
