@@ -22,6 +22,8 @@ settings.register_profile(
 )
 settings.register_profile("dev", max_examples=60, deadline=None)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
+# The suite reads the CLI's English, whatever the machine's locale; language tests set their own.
+os.environ["RECALL_LANGUAGE"] = "en"
 
 
 BACKENDS = ("sqlite", "postgresql")

@@ -17,7 +17,7 @@ DOMAINS = catalogues.domains()
 PAIRS = [(domain, language) for domain in DOMAINS for language in catalogues.TRANSLATED]
 # What a message names rather than says: placeholders and identifiers (recall_turn, turn_id)
 # stay as they are in every language, so the glossary is not asked of them.
-NAMED = re.compile(r"\{[^{}]*\}|\w*_\w*|\w+=\w+")
+NAMED = re.compile(r"\{[^{}]*\}|\w*_\w*|\w+=\w+|--?\w[\w-]*|recall \w+")
 
 
 def forms(message: catalogues.Message) -> tuple[str, ...]:

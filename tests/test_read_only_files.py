@@ -122,7 +122,7 @@ def test_a_file_the_user_may_only_read_searches_and_refuses_writes_in_words(
     code, out, err = seen["cli"]["hook claude-code"]
     assert code == 0 and out == "" and "nothing imported" in err
     code, out, err = seen["cli"]["stats"]
-    assert code == 0 and "1 in 1 conversations" in out
+    assert code == 0 and "1 in 1 conversation\n" in out
     code, out, err = seen["cli"]["doctor"]
     assert code == 0 and "Only checking" in out and "sound" in out and "Traceback" not in err
 

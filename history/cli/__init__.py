@@ -14,9 +14,11 @@ from collections.abc import Sequence
 
 from sqlalchemy.exc import DatabaseError, OperationalError
 
-from history.cli import admin, failure, forget, imports, search, serving, views
+from history.cli import admin, failure, forget, imports, language, search, serving, views
 from history.cli.common import FAILED, INTERRUPTED, OK, unreachable
-from history.domain import ReadOnlyHistory
+from history.cli.language import _
+from history.domain import READ_ONLY, ReadOnlyHistory
+from history.i18n import LANGUAGES
 from history.store.postgres.engine import DriverMissing
 from history.store.sqlite.doctor import damage_reason, is_damage
 from history.version import package_version
@@ -29,23 +31,42 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument(
         "--home",
         default=argparse.SUPPRESS,
-        help="index home holding history.db (default: $RECALL_HOME, else ~/.recall)",
+        help=_("index home holding history.db (default: $RECALL_HOME, else ~/.recall)"),
     )
     common.add_argument(
         "--database-url",
         default=argparse.SUPPRESS,
         metavar="URL",
-        help="a PostgreSQL database instead of the home's file, e.g. "
-        "postgresql+psycopg://user@host/db (default: $RECALL_DATABASE_URL)",
+        help=_(
+            "a PostgreSQL database instead of the home's file, e.g. "
+            "postgresql+psycopg://user@host/db (default: $RECALL_DATABASE_URL)"
+        ),
+    )
+    common.add_argument(
+        "--language",
+        default=argparse.SUPPRESS,
+        metavar="CODE",
+        help=_(
+            "the language to speak: {languages} (default: $RECALL_LANGUAGE, else the locale, "
+            "else en)",
+            languages=", ".join(LANGUAGES),
+        ),
     )
     parser = argparse.ArgumentParser(
         prog="recall",
         parents=[common],
-        description="Search, forget and serve the long-term history of a coding agent's turns.",
-        epilog="Exit codes: 0 found or done, 1 nothing found, 2 usage error, 3 failed (the "
-        "details are in <home>/recall.log), 130 interrupted.",
+        description=_("Search, forget and serve the long-term history of a coding agent's turns."),
+        epilog=_(
+            "Exit codes: 0 found or done, 1 nothing found, 2 usage error, 3 failed (the "
+            "details are in <home>/recall.log), 130 interrupted."
+        ),
     )
-    parser.add_argument("--version", action="version", version=f"recall {package_version()}")
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"recall {package_version()}",
+        help=_("show the version and exit"),
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in COMMANDS:
         module.register(commands, common)
@@ -53,18 +74,36 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    with language.spoken(language.choose(language.requested(words), os.environ)):
+        return _run(words)
+
+
+def _run(words: list[str]) -> int:
+    with language.argparse_speaks():
+        args = build_parser().parse_args(words)
+    args.language = language.speaking()
     if not hasattr(args, "home"):
         args.home = None
     if not hasattr(args, "database_url"):
         args.database_url = None
     try:
         code: int = args.run(args)
-    except ReadOnlyHistory as exc:
-        print(f"recall {args.command} failed: {exc}", file=sys.stderr)
+    except ReadOnlyHistory:
+        print(
+            _("recall {command} failed: {reason}", command=args.command, reason=_(READ_ONLY)),
+            file=sys.stderr,
+        )
         return FAILED
     except (OperationalError, DriverMissing) as exc:  # expected of a server: no log entry
-        print(f"recall {args.command} failed: {unreachable(args, exc)}", file=sys.stderr)
+        print(
+            _(
+                "recall {command} failed: {reason}",
+                command=args.command,
+                reason=unreachable(args, exc),
+            ),
+            file=sys.stderr,
+        )
         return FAILED
     except DatabaseError as exc:
         if not is_damage(exc):
@@ -82,7 +121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return OK
     except KeyboardInterrupt:
-        print(f"recall {args.command}: interrupted", file=sys.stderr)
+        print(_("recall {command}: interrupted", command=args.command), file=sys.stderr)
         return INTERRUPTED
     except Exception as error:  # the last line of defence: no traceback reaches a person
         failure.report(args.command, error, args.home)

@@ -12,6 +12,7 @@ from typing import TextIO
 from sqlalchemy.exc import DatabaseError
 
 from history.cli.common import FAILED, NOTHING, OK, USAGE, Commands, open_index
+from history.cli.language import _, columns, ngettext, number
 from history.domain import READ_ONLY
 from history.home import DATABASE_NAME, resolve_home
 from history.index import HistoryIndex
@@ -68,18 +69,38 @@ def cmd_stats(args: argparse.Namespace) -> int:
             )
         )
         return OK
-    print(f"turns:     {stats.turns} in {stats.sessions} conversations")
+    turns = ngettext(
+        "{turns} in {count} conversation",
+        "{turns} in {count} conversations",
+        stats.sessions,
+        turns=number(stats.turns),
+        count=number(stats.sessions),
+    )
+    rows = [(_("turns"), turns)]
     if stats.oldest and stats.newest:
-        print(
-            f"span:      {stats.oldest.astimezone():%Y-%m-%d %H:%M} .. "
-            f"{stats.newest.astimezone():%Y-%m-%d %H:%M}"
+        rows.append(
+            (
+                _("span"),
+                f"{stats.oldest.astimezone():%Y-%m-%d %H:%M} .. "
+                f"{stats.newest.astimezone():%Y-%m-%d %H:%M}",
+            )
         )
-    print(f"database:  {where} ({stats.database_bytes:,} bytes)")
-    print(f"search:    {_search_kind(index)}")
-    for project, turns in stats.per_project.items():
-        print(f"  {turns:>8}  {project}")
+    size = ngettext(
+        "{count} byte", "{count} bytes", stats.database_bytes, count=number(stats.database_bytes)
+    )
+    rows.append((_("database"), f"{where} ({size})"))
+    rows.append((_("search"), _search_kind(index)))
+    print(_table(rows))
+    for project, turns_there in stats.per_project.items():
+        print(f"  {number(turns_there):>8}  {project}")
     _print_copies(copies, sys.stdout)
     return OK
+
+
+def _table(rows: list[tuple[str, str]]) -> str:
+    """`label:  value` lines, the values aligned (labels differ in length per language)."""
+    width = max(columns(label) for label, _value in rows) + 1
+    return "\n".join(f"{label}:{' ' * (width - columns(label))} {value}" for label, value in rows)
 
 
 def _database(args: argparse.Namespace, index: HistoryIndex) -> Path | None:
@@ -106,8 +127,8 @@ def _where(args: argparse.Namespace, index: HistoryIndex) -> str:
 
 def _search_kind(index: HistoryIndex) -> str:
     if index.backend == "postgresql":
-        return "PostgreSQL tsvector full text"
-    return "FTS5 full text" if index.full_text else "LIKE (no FTS5 in this SQLite)"
+        return _("PostgreSQL tsvector full text")
+    return _("FTS5 full text") if index.full_text else _("LIKE (no FTS5 in this SQLite)")
 
 
 def _iso(value: object) -> str | None:
@@ -126,7 +147,13 @@ def cmd_migrate(args: argparse.Namespace) -> int:
         command.upgrade(config, "head", sql=True)
         return OK
     index = open_index(args)  # opening runs `upgrade head`
-    print(f"{_where(args, index)} is at the latest schema ({_search_kind(index)})")
+    print(
+        _(
+            "{where} is at the latest schema ({search})",
+            where=_where(args, index),
+            search=_search_kind(index),
+        )
+    )
     return OK
 
 
@@ -139,7 +166,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     if args.recover:
         return _recover(index, database)
     if not index.writable and not args.check_only:
-        print(f"Only checking, not repairing: {READ_ONLY}.")
+        print(_("Only checking, not repairing: {reason}.", reason=_(READ_ONLY)))
         args.check_only = True
     if index.backend == "postgresql":
         from history.store.postgres import doctor as pg_doctor
@@ -222,31 +249,42 @@ def _merged(index: HistoryIndex) -> str:
     assert index.engine is not None
     if index.backend == "postgresql":
         index.tidy()
-        return "Merged the full-text index's pending entries (GIN's pending list)."
+        return _("Merged the full-text index's pending entries (GIN's pending list).")
     with index.engine.connect() as conn:
         before = fts.segment_count(conn)
     index.tidy()
     with index.engine.connect() as conn:
         after = fts.segment_count(conn)
     if after < before:
-        return f"Merged the full-text index from {before} segments into {after}."
-    return f"The full-text index is in {after} segments: nothing to merge."
+        return _(
+            "Merged the full-text index from {before} segments into {after}.",
+            before=before,
+            after=after,
+        )
+    return ngettext(
+        "The full-text index is in {count} segment: nothing to merge.",
+        "The full-text index is in {count} segments: nothing to merge.",
+        after,
+        count=after,
+    )
 
 
 def register(commands: Commands, common: argparse.ArgumentParser) -> None:
-    stats = commands.add_parser("stats", parents=[common], help="what the index holds")
-    stats.add_argument("--json", action="store_true", help="print as JSON")
+    stats = commands.add_parser("stats", parents=[common], help=_("what the index holds"))
+    stats.add_argument("--json", action="store_true", help=_("print as JSON"))
     stats.set_defaults(run=cmd_stats)
 
-    migrate = commands.add_parser("migrate", parents=[common], help="upgrade the schema to head")
-    migrate.add_argument("--sql", action="store_true", help="print the SQL instead of running it")
+    migrate = commands.add_parser("migrate", parents=[common], help=_("upgrade the schema to head"))
+    migrate.add_argument(
+        "--sql", action="store_true", help=_("print the SQL instead of running it")
+    )
     migrate.set_defaults(run=cmd_migrate)
 
     doctor = commands.add_parser(
-        "doctor", parents=[common], help="check the index and repair the full-text part"
+        "doctor", parents=[common], help=_("check the index and repair the full-text part")
     )
     what = doctor.add_mutually_exclusive_group()
-    what.add_argument("--check-only", action="store_true", help="report; do not rebuild")
+    what.add_argument("--check-only", action="store_true", help=_("report; do not rebuild"))
     what.add_argument(
         "--recover",
         action="store_true",

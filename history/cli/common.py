@@ -7,6 +7,7 @@ import sys
 from collections.abc import Callable
 from typing import TypeAlias
 
+from history.cli.language import _
 from history.home import database_path
 from history.index import HistoryIndex, history_for
 from history.store.backends import configured_url
@@ -26,9 +27,9 @@ def positive(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        raise argparse.ArgumentTypeError(_("{text!r} is not a whole number", text=text)) from None
     if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} is not a positive number")
+        raise argparse.ArgumentTypeError(_("{value} is not a positive number", value=value))
     return value
 
 
@@ -36,9 +37,9 @@ def port_number(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+        raise argparse.ArgumentTypeError(_("{text!r} is not a port number", text=text)) from None
     if not 0 <= value <= 65_535:
-        raise argparse.ArgumentTypeError(f"{value} is not a TCP port (0 to 65535)")
+        raise argparse.ArgumentTypeError(_("{value} is not a TCP port (0 to 65535)", value=value))
     return value
 
 
@@ -46,16 +47,18 @@ def seconds(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+        raise argparse.ArgumentTypeError(
+            _("{text!r} is not a number of seconds", text=text)
+        ) from None
     if not 0 < value <= 3_600:
-        raise argparse.ArgumentTypeError(f"{text} is not between 0 and 3600 seconds")
+        raise argparse.ArgumentTypeError(_("{text} is not between 0 and 3600 seconds", text=text))
     return value
 
 
 def top_k(text: str) -> int:
     value = positive(text)
     if value > MAX_K:
-        raise argparse.ArgumentTypeError(f"k is at most {MAX_K}")
+        raise argparse.ArgumentTypeError(_("k is at most {most}", most=MAX_K))
     return value
 
 
@@ -65,7 +68,11 @@ def unreachable(args: argparse.Namespace, error: Exception) -> str:
     where = display_url(url) if url else str(database_path(args.home))
     cause = str(getattr(error, "orig", None) or error).strip().splitlines()
     reason = cause[0] if cause else type(error).__name__
-    return f"the database at {where} could not be reached or read ({reason})"
+    return _(
+        "the database at {where} could not be reached or read ({reason})",
+        where=where,
+        reason=reason,
+    )
 
 
 def open_index(args: argparse.Namespace) -> HistoryIndex:

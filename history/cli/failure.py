@@ -15,6 +15,7 @@ import traceback
 from datetime import datetime
 from pathlib import Path
 
+from history.cli.language import _
 from history.home import ensure_private_dir, resolve_home
 from history.redact import redact
 
@@ -87,5 +88,17 @@ def report(command: str, error: BaseException, home: str | None) -> None:
         place = write_details(command, error, home)
     except Exception:  # the report itself must never be the traceback
         place = None
-    where = f"details in {place}" if place else "the details could not be written anywhere"
-    print(f"recall {command} failed: {reason(error)}; {where}", file=sys.stderr)
+    if place:
+        line = _(
+            "recall {command} failed: {reason}; details in {place}",
+            command=command,
+            reason=reason(error),
+            place=place,
+        )
+    else:
+        line = _(
+            "recall {command} failed: {reason}; the details could not be written anywhere",
+            command=command,
+            reason=reason(error),
+        )
+    print(line, file=sys.stderr)

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from history.cli.common import FAILED, NOTHING, OK, USAGE, Commands
+from history.cli.language import _
 from history.domain import READ_ONLY
 from history.importers import FORMATS, TranscriptFormat, detect
 from history.importers.run import ImportSummary, import_hook, import_transcripts
@@ -25,7 +26,7 @@ AUTO = "auto"
 def cmd_import(args: argparse.Namespace) -> int:
     root = None if args.path is None else Path(args.path).expanduser()
     if root is not None and not root.exists():
-        print(f"recall import: {args.path} does not exist", file=sys.stderr)
+        print(_("recall import: {path} does not exist", path=args.path), file=sys.stderr)
         return USAGE
     if args.format != AUTO:
         formats = [FORMATS[args.format]]
@@ -33,7 +34,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         formats = list(FORMATS.values()) if root is not None else detect()
     index = history_for(args.home, args.database_url)
     if not index.writable:
-        print(f"recall import: nothing imported: {READ_ONLY}", file=sys.stderr)
+        print(_("recall import: nothing imported: {reason}", reason=_(READ_ONLY)), file=sys.stderr)
         return FAILED
     if formats:
         summary = import_transcripts(
@@ -62,11 +63,17 @@ def cmd_hook(args: argparse.Namespace) -> int:
         try:
             index = history_for(args.home, args.database_url)
             if not index.writable:
-                print(f"recall hook: nothing imported: {READ_ONLY}", file=sys.stderr)
+                print(
+                    _("recall hook: nothing imported: {reason}", reason=_(READ_ONLY)),
+                    file=sys.stderr,
+                )
                 return OK
             summary = import_hook(index, sys.stdin.read())
         except Exception as error:  # a hook never breaks the agent's turn
-            print(f"recall hook: nothing imported ({type(error).__name__})", file=sys.stderr)
+            print(
+                _("recall hook: nothing imported ({error})", error=type(error).__name__),
+                file=sys.stderr,
+            )
             return OK
         if summary is not None and (summary.unreadable or summary.failed):
             for problem in summary.as_dict()["problems"] or [summary.sentence()]:
@@ -77,42 +84,46 @@ def cmd_hook(args: argparse.Namespace) -> int:
 def register(commands: Commands, common: argparse.ArgumentParser) -> None:
     """Add the import and hook sub-commands."""
     defaults = ", ".join(f"{fmt.name}: {_default(fmt)}" for fmt in FORMATS.values())
+    exits = _("Exit codes: 0 something was read, 1 nothing found, 2 usage error.")
     parser = commands.add_parser(
         "import",
         parents=[common],
-        help="import Claude Code, Codex or Aider transcripts",
-        description="Put the turns of existing agent transcripts into the index. Importing again "
-        "adds only what is new; forgotten conversations stay forgotten.",
-        epilog=f"Default places: {defaults}. "
-        "Exit codes: 0 something was read, 1 nothing found, 2 usage error.",
+        help=_("import Claude Code, Codex or Aider transcripts"),
+        description=_(
+            "Put the turns of existing agent transcripts into the index. Importing again "
+            "adds only what is new; forgotten conversations stay forgotten."
+        ),
+        epilog=_("Default places: {places}.", places=defaults) + " " + exits,
     )
     parser.add_argument(
         "format",
         choices=[*FORMATS, AUTO],
-        help="transcript format; auto: every format found (with PATH: every format under PATH)",
+        help=_("transcript format; auto: every format found (with PATH: every format under PATH)"),
     )
     parser.add_argument(
         "path",
         nargs="?",
         metavar="PATH",
-        help="a transcript file or a folder (default: the format's place)",
+        help=_("a transcript file or a folder (default: the format's place)"),
     )
     parser.add_argument(
         "--include-forgotten",
         action="store_true",
-        help="also bring back conversations that were forgotten",
+        help=_("also bring back conversations that were forgotten"),
     )
-    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.add_argument("--json", action="store_true", help=_("print the summary as JSON"))
     parser.set_defaults(run=cmd_import)
 
     hook = commands.add_parser(
         "hook",
         parents=[common],
-        help="import the transcript a Claude Code hook names (reads the hook JSON on stdin)",
-        description="Run from a Claude Code Stop hook: imports just that session's transcript. "
-        "Prints nothing on stdout and always exits 0.",
+        help=_("import the transcript a Claude Code hook names (reads the hook JSON on stdin)"),
+        description=_(
+            "Run from a Claude Code Stop hook: imports just that conversation's transcript. "
+            "Prints nothing on stdout and always exits 0."
+        ),
     )
-    hook.add_argument("agent", choices=["claude-code"], help="the agent calling the hook")
+    hook.add_argument("agent", choices=["claude-code"], help=_("the agent calling the hook"))
     hook.set_defaults(run=cmd_hook)
 
 
@@ -120,7 +131,7 @@ def _default(fmt: TranscriptFormat) -> str:
     try:
         path, cwd, home = fmt.default_root(), Path.cwd(), Path.home()
     except (OSError, RuntimeError):
-        return "its usual place"
+        return _("its usual place")
     if path == cwd:
-        return "the current directory"
+        return _("the current directory")
     return f"~/{path.relative_to(home)}" if path.is_relative_to(home) else str(path)

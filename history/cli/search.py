@@ -13,6 +13,7 @@ import sys
 from dataclasses import asdict
 
 from history.cli.common import NOTHING, OK, USAGE, Commands, open_index, positive, top_k
+from history.cli.language import _, ngettext, number
 from history.tools.arguments import BadArgument
 from history.tools.recall_history import MAX_K, RecallHistoryTool
 
@@ -29,15 +30,42 @@ class TerminalSearch(RecallHistoryTool):
     def _header(
         self, shown: int, query: str, days: int | None, everywhere: bool, more: bool, k: int
     ) -> str:
-        scope = "every project" if everywhere else self.project
-        window = f" from the last {days} days" if days is not None else ""
-        verb = "turn matches" if shown == 1 else "turns match"
-        header = f"{shown} {verb} {query} in {scope}{window}, best first."
+        fields = {"count": shown, "query": query, "project": self.project, "days": days}
+        if everywhere and days is None:
+            header = ngettext(
+                "{count} turn matches {query} in every project, best first.",
+                "{count} turns match {query} in every project, best first.",
+                shown,
+                **fields,
+            )
+        elif everywhere:
+            header = ngettext(
+                "{count} turn matches {query} in every project from the last {days} days, "
+                "best first.",
+                "{count} turns match {query} in every project from the last {days} days, "
+                "best first.",
+                shown,
+                **fields,
+            )
+        elif days is None:
+            header = ngettext(
+                "{count} turn matches {query} in {project}, best first.",
+                "{count} turns match {query} in {project}, best first.",
+                shown,
+                **fields,
+            )
+        else:
+            header = ngettext(
+                "{count} turn matches {query} in {project} from the last {days} days, best first.",
+                "{count} turns match {query} in {project} from the last {days} days, best first.",
+                shown,
+                **fields,
+            )
         if more:
-            header += (
-                " More match: add words to narrow the search."
+            header += " " + (
+                _("More match: add words to narrow the search.")
                 if k == MAX_K
-                else f" More match: -k {MAX_K} shows up to {MAX_K}."
+                else _("More match: -k {most} shows up to {most}.", most=MAX_K)
             )
         return header
 
@@ -45,26 +73,46 @@ class TerminalSearch(RecallHistoryTool):
         """What is true when nothing is shown, and what to try next."""
         stored = self.index.count(None if everywhere else self.project)
         if not stored and everywhere:
-            return (
+            return _(
                 "The history is empty: no turn was recorded, or all were forgotten. "
                 "`recall import auto` brings in the transcripts your agents already wrote."
             )
         if not stored:
-            return (
-                f"No turn of {self.project} is in the history: none was recorded there, or "
+            return _(
+                "No turn of {project} is in the history: none was recorded there, or "
                 "they were forgotten. --everywhere searches every project; --project names "
-                "another."
+                "another.",
+                project=self.project,
             )
-        where = "every project" if everywhere else self.project
-        turns = f"{stored:,} turn{'' if stored == 1 else 's'}"
+        fields = {"count": number(stored), "days": days, "query": query, "project": self.project}
+        if days is not None and everywhere:
+            return _(
+                "None of the turns of the last {days} days in every project matches {query}; "
+                "an older one may: search again without --days.",
+                **fields,
+            )
         if days is not None:
-            return (
-                f"None of the turns of the last {days} days in {where} matches {query}; "
-                "an older one may: search again without --days."
+            return _(
+                "None of the turns of the last {days} days in {project} matches {query}; "
+                "an older one may: search again without --days.",
+                **fields,
             )
-        return (
-            f"None of the {turns} in {where} matches {query}. Try other words (a function, "
-            "file or error name)" + ("." if everywhere else ", or --everywhere.")
+        if everywhere:
+            return ngettext(
+                "The {count} turn in every project does not match {query}. Try other words "
+                "(a function, file or error name).",
+                "None of the {count} turns in every project matches {query}. Try other words "
+                "(a function, file or error name).",
+                stored,
+                **fields,
+            )
+        return ngettext(
+            "The {count} turn in {project} does not match {query}. Try other words "
+            "(a function, file or error name), or --everywhere.",
+            "None of the {count} turns in {project} matches {query}. Try other words "
+            "(a function, file or error name), or --everywhere.",
+            stored,
+            **fields,
         )
 
 
@@ -77,7 +125,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         rows = [{**asdict(hit), "asked_at": hit.asked_at.isoformat()} for hit in hits]
         print(json.dumps(rows, ensure_ascii=False, indent=2))
         return OK if hits else NOTHING
-    search = TerminalSearch(index, project)
+    search = TerminalSearch(index, project, language=args.language)
     answer = search.run(args.query, days=args.days, k=args.k, everywhere=args.everywhere)
     if answer.startswith("error: "):
         print(answer, file=sys.stderr)
@@ -87,12 +135,14 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def register(commands: Commands, common: argparse.ArgumentParser) -> None:
-    search = commands.add_parser("search", parents=[common], help="find earlier turns")
-    search.add_argument("query", help="words to look for, e.g. 'login function'")
+    search = commands.add_parser("search", parents=[common], help=_("find earlier turns"))
+    search.add_argument("query", help=_("words to look for, e.g. 'login function'"))
     where = search.add_mutually_exclusive_group()
-    where.add_argument("--project", help="workspace path (default: the current directory)")
-    where.add_argument("--everywhere", action="store_true", help="search every project")
-    search.add_argument("--days", type=positive, help="only turns of the last N days")
-    search.add_argument("-k", type=top_k, default=5, help=f"how many turns, 1..{MAX_K} (default 5)")
-    search.add_argument("--json", action="store_true", help="print hits as JSON")
+    where.add_argument("--project", help=_("workspace path (default: the current directory)"))
+    where.add_argument("--everywhere", action="store_true", help=_("search every project"))
+    search.add_argument("--days", type=positive, help=_("only turns of the last N days"))
+    search.add_argument(
+        "-k", type=top_k, default=5, help=_("how many turns, 1..{most} (default 5)", most=MAX_K)
+    )
+    search.add_argument("--json", action="store_true", help=_("print hits as JSON"))
     search.set_defaults(run=cmd_search)

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from history.cli.common import OK, USAGE, Commands, port_number, positive, seconds
-from history.i18n import LANGUAGE_HELP
+from history.cli.language import _
 from history.serve_settings import KEEP_ALIVE_SECONDS, LOG_LEVELS, REQUEST_READ_SECONDS
 
 
@@ -38,45 +38,52 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
 
 def register(commands: Commands, common: argparse.ArgumentParser) -> None:
-    serve = commands.add_parser("serve", parents=[common], help="serve the HTTP API")
+    serve = commands.add_parser("serve", parents=[common], help=_("serve the HTTP API"))
     serve.add_argument(
         "--host",
         default="127.0.0.1",
-        help="address (default 127.0.0.1; any other needs RECALL_TOKEN)",
+        help=_("address (default 127.0.0.1; any other needs RECALL_TOKEN)"),
     )
     serve.add_argument(
-        "--port", type=port_number, default=8765, help="port (default 8765; 0: any free one)"
+        "--port", type=port_number, default=8765, help=_("port (default 8765; 0: any free one)")
     )
     serve.add_argument(
         "--log-level",
         choices=LOG_LEVELS,
         default="info",
-        help="info (default): a start-up line and one line per request, never a query's "
-        "words; warning: problems only",
+        help=_(
+            "info (default): a start-up line and one line per request, never a query's "
+            "words; warning: problems only"
+        ),
     )
     serve.add_argument(
         "--read-timeout",
         type=seconds,
         default=REQUEST_READ_SECONDS,
-        help=f"seconds a request may take to arrive whole (default {REQUEST_READ_SECONDS:g})",
+        help=_(
+            "seconds a request may take to arrive whole (default {seconds})",
+            seconds=format(REQUEST_READ_SECONDS, "g"),
+        ),
     )
     serve.add_argument(
         "--keep-alive",
         type=positive,
         default=KEEP_ALIVE_SECONDS,
-        help=f"seconds an idle connection stays open (default {KEEP_ALIVE_SECONDS})",
+        help=_(
+            "seconds an idle connection stays open (default {seconds})",
+            seconds=KEEP_ALIVE_SECONDS,
+        ),
     )
     serve.add_argument(
         "--workers",
         type=positive,
         default=1,
-        help="worker processes (default 1; several share one PostgreSQL database well)",
+        help=_("worker processes (default 1; several share one PostgreSQL database well)"),
     )
     serve.set_defaults(run=cmd_serve)
 
     mcp = commands.add_parser(
-        "mcp", parents=[common], help="serve recall_history and recall_turn over MCP stdio"
+        "mcp", parents=[common], help=_("serve recall_history and recall_turn over MCP stdio")
     )
-    mcp.add_argument("--project", help="workspace path (default: the current directory)")
-    mcp.add_argument("--language", help=LANGUAGE_HELP)
+    mcp.add_argument("--project", help=_("workspace path (default: the current directory)"))
     mcp.set_defaults(run=cmd_mcp)

@@ -17,7 +17,9 @@ from datetime import datetime
 from typing import Any
 
 from history.cli.common import NOTHING, OK, USAGE, Commands, open_index, positive
+from history.cli.language import _, columns, ngettext, number, speaking
 from history.domain import ConversationSummary, ProjectSummary, Turn
+from history.i18n import N_, Messages
 from history.projects import project_key
 from history.tools.text import file_line
 from history.tools.turn_text import conversation_text, turn_block
@@ -39,6 +41,11 @@ def _local(when: datetime) -> str:
     return f"{when.astimezone():%Y-%m-%d %H:%M}"
 
 
+def _tool_words() -> Messages:
+    """What recall_turn says of a turn (its labels, dates, "+N more"), in the CLI's language."""
+    return Messages("tool", speaking())
+
+
 def _page(text: str) -> None:
     """Through the user's pager ($PAGER, else less) when a person reads a terminal."""
     if sys.stdout.isatty():
@@ -49,23 +56,27 @@ def _page(text: str) -> None:
 
 def cmd_show(args: argparse.Namespace) -> int:
     if (args.turn_id is None) == (args.session is None):
-        print("recall show: give a TURN_ID or --session ID (not both)", file=sys.stderr)
+        print(_("recall show: give a TURN_ID or --session ID (not both)"), file=sys.stderr)
         return USAGE
     if args.around is not None and args.session is None:
-        print("recall show: --around goes with --session", file=sys.stderr)
+        print(_("recall show: --around goes with --session"), file=sys.stderr)
         return USAGE
     index = open_index(args)
     if args.turn_id is not None:
         turn = index.turn(args.turn_id)
         turns = [] if turn is None else [turn]
-        missing = f"no turn has the id {args.turn_id!r} (it may have been forgotten)"
+        missing = _("no turn has the id {id!r} (it may have been forgotten)", id=args.turn_id)
     else:
         turns = index.conversation(args.session, args.around, args.radius)
-        missing = f"no conversation has the id {args.session!r} (it may have been forgotten)"
+        missing = _(
+            "no conversation has the id {id!r} (it may have been forgotten)", id=args.session
+        )
         if args.around is not None and not turns and index.conversation(args.session, None, 0):
-            missing = f"conversation {args.session!r} holds no turn {args.around!r}"
+            missing = _(
+                "conversation {id!r} holds no turn {turn!r}", id=args.session, turn=args.around
+            )
     if not turns:
-        print(f"recall show: {missing}", file=sys.stderr)
+        print(_("recall show: {problem}", problem=missing), file=sys.stderr)
         return NOTHING
     if args.json:
         _json([asdict(turn) for turn in turns] if args.session else asdict(turns[0]))
@@ -77,8 +88,8 @@ def cmd_show(args: argparse.Namespace) -> int:
 def _shown(turns: list[Turn], args: argparse.Namespace) -> str:
     now, here = datetime.now().astimezone(), project_key(os.getcwd())
     if args.turn_id is not None:
-        return turn_block(turns[0], now, here)
-    return conversation_text(turns, now, here, args.around)
+        return turn_block(turns[0], now, here, _=_tool_words())
+    return conversation_text(turns, now, here, args.around, _=_tool_words())
 
 
 def cmd_sessions(args: argparse.Namespace) -> int:
@@ -87,24 +98,52 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     try:
         found = index.conversations(project, args.days, args.n + 1, args.before)
     except ValueError as bad:
-        print(f"recall sessions: {bad}", file=sys.stderr)
+        print(_("recall sessions: {problem}", problem=bad), file=sys.stderr)
         return USAGE
     page, more = found[: args.n], len(found) > args.n
     if args.json:
         _json([{**asdict(summary), "cursor": summary.cursor} for summary in page])
         return OK if page else NOTHING
-    where = "any project" if project is None else f"this project ({project_key(project)})"
-    window = f" in the last {args.days} days" if args.days else ""
     if not page:
-        print(f"No conversation in {where}{window}" + (" after that one." if args.before else "."))
+        print(_nothing_listed(project, args.days, bool(args.before)))
         return NOTHING
-    lines = [f"Conversations in {where}{window}, the latest first:"]
+    lines = [_listed(project, args.days)]
     for summary in page:
         lines += _summary_lines(summary, named=project is None)
     if more:
-        lines.append(f"More: {_next_page(args, page[-1].cursor)}")
+        lines.append(_("More: {command}", command=_next_page(args, page[-1].cursor)))
     print("\n".join(lines))
     return OK
+
+
+def _listed(project: str | None, days: int | None) -> str:
+    if project is None:
+        if days:
+            return _(
+                "Conversations in any project in the last {days} days, the latest first:", days=days
+            )
+        return _("Conversations in any project, the latest first:")
+    key = project_key(project)
+    if days:
+        return _(
+            "Conversations in this project ({project}) in the last {days} days, the latest first:",
+            project=key,
+            days=days,
+        )
+    return _("Conversations in this project ({project}), the latest first:", project=key)
+
+
+def _nothing_listed(project: str | None, days: int | None, after: bool) -> str:
+    fields = {"project": None if project is None else project_key(project), "days": days}
+    if after:
+        return _("No conversation after that one.")
+    if project is None:
+        if days:
+            return _("No conversation in any project in the last {days} days.", **fields)
+        return _("No conversation in any project.")
+    if days:
+        return _("No conversation in this project ({project}) in the last {days} days.", **fields)
+    return _("No conversation in this project ({project}).", **fields)
 
 
 def _next_page(args: argparse.Namespace, cursor: str) -> str:
@@ -122,19 +161,24 @@ def _next_page(args: argparse.Namespace, cursor: str) -> str:
 
 
 def _summary_lines(summary: ConversationSummary, named: bool) -> list[str]:
-    turns = f"{summary.turns} turn" + ("" if summary.turns == 1 else "s")
+    turns = ngettext("{count} turn", "{count} turns", summary.turns, count=number(summary.turns))
     if summary.tainted_turns:
-        turns += f", {summary.tainted_turns} tainted"
+        turns += ", " + ngettext(
+            "{count} tainted",
+            "{count} tainted",
+            summary.tainted_turns,
+            count=number(summary.tainted_turns),
+        )
     lines = [f"{_local(summary.last_asked_at)}  {summary.session_id}  ({turns})"]
     lines.append(f"    {summary.first_asked}")
     if named:
-        lines.append(f"    project: {summary.project}")
+        lines.append("    " + _("project: {project}", project=summary.project))
     if summary.edited:
-        lines.append("    " + file_line("edited", summary.edited, 96))
+        lines.append("    " + file_line(_("edited"), summary.edited, 96, _tool_words()))
     return lines
 
 
-NO_PROJECTS = "No project holds a turn: none was recorded, or all were forgotten."
+NO_PROJECTS = N_("No project holds a turn: none was recorded, or all were forgotten.")
 
 
 def cmd_projects(args: argparse.Namespace) -> int:
@@ -142,46 +186,65 @@ def cmd_projects(args: argparse.Namespace) -> int:
     if args.json:
         _json([asdict(summary) for summary in found])
     else:
-        print(_projects_table(found) if found else NO_PROJECTS)
+        print(_projects_table(found) if found else _(NO_PROJECTS))
     return OK if found else NOTHING
 
 
 def _projects_table(found: list[ProjectSummary]) -> str:
-    lines = [f"{'turns':>9}  {'conversations':>13}  {'latest turn':<16}  project"]
-    for p in found:
-        lines.append(
-            f"{p.turns:>9,}  {p.conversations:>13,}  {_local(p.last_asked_at):<16}  {p.project}"
-        )
-    return "\n".join(lines)
+    head = (_("turns"), _("conversations"), _("latest turn"), _("project"))
+    rows = [
+        (number(p.turns), number(p.conversations), _local(p.last_asked_at), p.project)
+        for p in found
+    ]
+    width = [max(columns(row[i]) for row in [head, *rows]) for i in range(3)]
+    return "\n".join(
+        f"{_pad(turns, width[0], right=True)}  {_pad(conversations, width[1], right=True)}  "
+        f"{_pad(latest, width[2])}  {project}"
+        for turns, conversations, latest, project in [head, *rows]
+    )
+
+
+def _pad(text: str, width: int, right: bool = False) -> str:
+    room = " " * (width - columns(text))
+    return room + text if right else text + room
 
 
 def register(commands: Commands, common: argparse.ArgumentParser) -> None:
-    show = commands.add_parser("show", parents=[common], help="a turn, or a conversation, in full")
-    show.add_argument("turn_id", nargs="?", metavar="TURN_ID", help="a turn id, e.g. from search")
-    show.add_argument("--session", metavar="ID", help="a conversation: all its turns, in order")
-    show.add_argument("--around", metavar="TURN_ID", help="with --session: the turns near this one")
-    show.add_argument(
-        "--radius", type=positive, default=2, help="with --around: turns either side (default 2)"
+    show = commands.add_parser(
+        "show", parents=[common], help=_("a turn, or a conversation, in full")
     )
-    show.add_argument("--json", action="store_true", help="print the turns as JSON")
+    show.add_argument(
+        "turn_id", nargs="?", metavar="TURN_ID", help=_("a turn id, e.g. from search")
+    )
+    show.add_argument("--session", metavar="ID", help=_("a conversation: all its turns, in order"))
+    show.add_argument(
+        "--around", metavar="TURN_ID", help=_("with --session: the turns near this one")
+    )
+    show.add_argument(
+        "--radius", type=positive, default=2, help=_("with --around: turns either side (default 2)")
+    )
+    show.add_argument("--json", action="store_true", help=_("print the turns as JSON"))
     show.set_defaults(run=cmd_show)
 
     sessions = commands.add_parser(
-        "sessions", parents=[common], help="list conversations, the latest first"
+        "sessions", parents=[common], help=_("list conversations, the latest first")
     )
     where = sessions.add_mutually_exclusive_group()
-    where.add_argument("--project", help="workspace path (default: the current directory)")
-    where.add_argument("--everywhere", action="store_true", help="every project")
-    sessions.add_argument("--days", type=positive, help="with a turn in the last N days")
+    where.add_argument("--project", help=_("workspace path (default: the current directory)"))
+    where.add_argument("--everywhere", action="store_true", help=_("every project"))
+    sessions.add_argument("--days", type=positive, help=_("with a turn in the last N days"))
     sessions.add_argument(
-        "-n", type=positive, default=SESSIONS_SHOWN, help=f"how many (default {SESSIONS_SHOWN})"
+        "-n",
+        type=positive,
+        default=SESSIONS_SHOWN,
+        help=_("how many (default {count})", count=SESSIONS_SHOWN),
     )
-    sessions.add_argument("--before", metavar="CURSOR", help="the next page, as `More:` says")
-    sessions.add_argument("--json", action="store_true", help="print the list as JSON")
+    sessions.add_argument("--before", metavar="CURSOR", help=_("the next page, as `More:` says"))
+    sessions.add_argument("--json", action="store_true", help=_("print the list as JSON"))
     sessions.set_defaults(run=cmd_sessions)
 
     projects = commands.add_parser(
-        "projects", parents=[common], help="list projects: turns, conversations, latest turn"
+        "projects", parents=[common], help=_("list projects: turns, conversations, latest turn")
     )
-    projects.add_argument("--json", action="store_true", help="print the list as JSON")
+    projects.add_argument("--json", action="store_true", help=_("print the list as JSON"))
     projects.set_defaults(run=cmd_projects)
