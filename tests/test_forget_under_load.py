@@ -21,7 +21,7 @@ from history.importers.base import ImportedTurn
 from history.store.sqlite import engine as sqlite_db
 from history.store.sqlite.forgetting import SqliteScrub
 from tests.serving import RECALL, recall_serve
-from tests.test_forgotten_means_gone import CANARY, file_bytes, fill
+from tests.test_forgotten_means_gone import CANARY, file_bytes, fill, scrubbed_soon
 
 READER = textwrap.dedent(
     """
@@ -108,6 +108,7 @@ def test_a_forget_cut_short_is_hidden_at_once_and_finished_by_the_next_process_w
         return True
 
     monkeypatch.setattr(SqliteScrub, "delete_step", crash_after_one_batch)
+    index._upkeep.close()  # only the forget touches the file from here on
     with pytest.raises(KeyboardInterrupt):
         index.forget_project("/work/doomed")
     monkeypatch.undo()
@@ -119,13 +120,14 @@ def test_a_forget_cut_short_is_hidden_at_once_and_finished_by_the_next_process_w
     with sqlite_db.sqlite_driver().connect(str(tmp_path / "history.db")) as peek:
         left = peek.execute("SELECT count(*) FROM turns WHERE project = '/work/doomed'")
         assert 0 < left.fetchone()[0] < 153
-    index._engine.dispose()  # type: ignore[union-attr]  # gone without its closing upkeep
+    index._upkeep.close()  # the process is gone, its upkeep with it
+    index._engine.dispose()  # type: ignore[union-attr]
 
     later = HistoryIndex.open(tmp_path / "history.db")
     assert later.purge_pending
     later.watch()  # what the service does; nobody writes
-    assert gone_within(tmp_path, 5)
-    assert later.count() == 300 and not later.purge_pending
+    assert gone_within(tmp_path, 5) and scrubbed_soon(later, 5)
+    assert later.count() == 300
     assert later.forgotten(["bulk-0", "doomed"]) == {"bulk-0", "doomed"}
     later.close()
 
@@ -199,3 +201,27 @@ def test_another_process_records_through_a_large_forget(tmp_path: Path) -> None:
     assert index.search(CANARY, project=None) == [] and not index.purge_pending
     assert not canary_left(tmp_path)
     index.close()
+
+
+def test_recall_doctor_finishes_an_owed_scrub(tmp_path: Path) -> None:
+    index = HistoryIndex.open(tmp_path / "history.db", busy_timeout_ms=200)
+    fill(index)
+    reader = sqlite_db.sqlite_driver().connect(str(tmp_path / "history.db"), isolation_level=None)
+    reader.execute("BEGIN")
+    reader.execute("SELECT count(*) FROM turns").fetchone()
+    assert index.forget_session("doomed") == 3
+    index._upkeep.close()  # the forgetting process is gone, its upkeep with it
+    index._engine.dispose()  # type: ignore[union-attr]
+    reader.execute("COMMIT")  # it lets go, but stays open: no last close checkpoints the WAL
+    assert canary_left(tmp_path)
+    doctor = subprocess.run(
+        [str(RECALL), "doctor"],
+        env={**os.environ, "RECALL_HOME": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert doctor.returncode == 0, doctor.stderr
+    assert "Finished what a forget had left owed" in doctor.stdout
+    assert not canary_left(tmp_path)
+    reader.close()

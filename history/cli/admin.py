@@ -186,9 +186,22 @@ def cmd_doctor(args: argparse.Namespace) -> int:
             f"history in the home ({names}) may still hold turns, forgotten ones too: "
             f"{delete_hint(len(copies))}."
         )
+    if index.writable and not args.check_only and index.purge_pending:
+        print(_owed_forget(index))
     if report.healthy and index.full_text and not args.check_only:
         print(_merged(index))
     return OK if report.healthy else NOTHING
+
+
+def _owed_forget(index: HistoryIndex) -> str:
+    """Finish what a forget left owed (a reader held its scrub back, or it was cut short)."""
+    index.tidy()
+    if index.purge_pending:
+        return (
+            "A forget is still owed its scrub: another process holds an older snapshot of the "
+            "file. It is finished once that process lets go (recall serve does it by itself)."
+        )
+    return "Finished what a forget had left owed: forgotten turns are scrubbed from the file."
 
 
 def _delete_damaged(database: Path | None) -> int:
