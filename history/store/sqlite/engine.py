@@ -10,7 +10,7 @@ from types import ModuleType
 
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
-from sqlalchemy.pool import ConnectionPoolEntry
+from sqlalchemy.pool import ConnectionPoolEntry, NullPool
 
 from history.query import fold, index_text
 from history.store.sqlite import fts
@@ -37,14 +37,21 @@ def sqlite_driver() -> ModuleType:
         return importlib.import_module("sqlite3.dbapi2")
 
 
-def create_sqlite_engine(url: str, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> Engine:
+def create_sqlite_engine(
+    url: str, busy_timeout_ms: int = BUSY_TIMEOUT_MS, exclusive: bool = False
+) -> Engine:
+    """`exclusive`: each use opens its own connection in EXCLUSIVE locking mode, whose WAL index
+    lives in the process's memory instead of the -shm file (opening.py: a full disk), and
+    closes it after, so other processes wait at most one use for the lock."""
     engine = create_engine(
         url,
         module=sqlite_driver(),
         # Bound values are turn text: never in an exception message or a log line.
         hide_parameters=True,
         connect_args={"check_same_thread": False, "timeout": busy_timeout_ms / 1000},
+        **({"poolclass": NullPool} if exclusive else {}),
     )
+    first = ["locking_mode = EXCLUSIVE"] if exclusive else []
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: sqlite3.Connection, _record: ConnectionPoolEntry) -> None:
@@ -52,6 +59,7 @@ def create_sqlite_engine(url: str, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> En
         dbapi_conn.isolation_level = None
         cursor = dbapi_conn.cursor()
         for pragma in (
+            *first,  # before the first read, or SQLite has already made the -shm
             f"busy_timeout = {busy_timeout_ms}",
             "journal_mode = WAL",
             "synchronous = NORMAL",

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import quote
 
@@ -38,11 +38,14 @@ class OpenedDatabase:
     full_text: bool
     secure_delete: bool
     writable: bool
+    full_disk: bool = False  # read because the disk is too full to open it as usual
 
 
 def open_database(url: str, busy_timeout_ms: int) -> OpenedDatabase:
     opened = _open(url, busy_timeout_ms)
-    if not opened.writable:
+    if opened.full_disk:
+        log.warning("%s: the disk holding it is full", READ_ONLY)
+    elif not opened.writable:
         log.warning(READ_ONLY)
     return opened
 
@@ -62,6 +65,8 @@ def _open(url: str, busy_timeout_ms: int) -> OpenedDatabase:
         engine.dispose()
         if path is not None and is_read_only_error(exc):
             return _open_unchanging(path, busy_timeout_ms)
+        if path is not None and is_disk_full_error(exc):
+            return _open_on_a_full_disk(path, busy_timeout_ms, exc)
         if path is None or error_name(exc) not in BROKEN_FILE_ERRORS:
             raise
     move_aside(path, "is not a readable history database")
@@ -92,6 +97,24 @@ def _open_unchanging(path: Path, busy_timeout_ms: int) -> OpenedDatabase:
         log.warning("%s has a -wal this process cannot use: its latest turns are not seen", path)
     url = f"sqlite:///file:{quote(str(path))}?mode=ro&immutable=1&uri=true"
     return _migrate(sqlite_db.create_sqlite_engine(url, busy_timeout_ms), writable=False)
+
+
+def _open_on_a_full_disk(path: Path, busy_timeout_ms: int, error: DatabaseError) -> OpenedDatabase:
+    """A disk too full for the WAL index (-shm) SQLite makes on opening: the file is read with
+    the WAL index in memory instead (an exclusive lock, one use at a time), the turns its -wal
+    holds included. Writing waits until space is freed and the history is opened again."""
+    url = sqlite_db.database_url(path)
+    engine = sqlite_db.create_sqlite_engine(url, busy_timeout_ms, exclusive=True)
+    try:
+        opened = _migrate(engine, writable=False)
+    except DatabaseError:
+        engine.dispose()
+        raise error from None
+    return replace(opened, full_disk=True)
+
+
+def is_disk_full_error(exc: DatabaseError) -> bool:
+    return error_name(exc).startswith(("SQLITE_FULL", "SQLITE_IOERR"))
 
 
 def is_read_only_error(exc: DatabaseError) -> bool:
