@@ -76,6 +76,15 @@ def from_environment(environ: Mapping[str, str] = os.environ) -> str:
     return ENGLISH
 
 
+# Thousands separators as each language writes them (1,234 in English is 1.234 in German).
+_GROUPING = {"de": ".", "es": ".", "it": ".", "pt-BR": ".", "fr": "\u202f", "ru": "\u00a0"}
+
+
+def grouped(count: int, language: str = ENGLISH) -> str:
+    """A whole number grouped by thousands as `language` writes it."""
+    return f"{count:,}".replace(",", _GROUPING.get(choose(language), ","))
+
+
 def locale_name(language: str) -> str:
     """The folder of a language's catalogues: gettext's `pt_BR` for `pt-BR`."""
     return choose(language).replace("-", "_")

@@ -232,3 +232,21 @@ def test_argparse_messages_keep_their_percent_fields(language: str) -> None:
         for count in (1, 2, 5):
             said = speaks.ngettext(singular, plural, count)
             assert PERCENT_FIELD.findall(said) == ["%s"], (language, said)
+
+
+def test_the_import_summary_in_a_language(
+    tmp_path: Path, no_locale: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fixtures = Path(__file__).parent / "fixtures" / "importers"
+    home = str(tmp_path / "home")
+    code, out, _ = recall(
+        capsys, "--language", "de", "--home", home, "import", "auto", str(fixtures)
+    )
+    assert code == 0 and out == (
+        "4 Dateien gelesen (5 Unterhaltungen, 161 Zeilen, 6 übersprungen): Turns neu: 10, "
+        "aktualisiert: 0, unverändert: 0.\n"
+    )
+    code, out, _ = recall(
+        capsys, "--language", "ru", "--home", home, "import", "auto", str(fixtures)
+    )
+    assert code == 0 and out.startswith("Прочитано файлов: 4 (5 диалогов, 161 строка,")

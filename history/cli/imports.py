@@ -13,6 +13,7 @@ import logging
 import sys
 from pathlib import Path
 
+from history.cli import language
 from history.cli.common import FAILED, NOTHING, OK, USAGE, Commands
 from history.cli.language import _
 from history.domain import READ_ONLY
@@ -50,7 +51,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(summary.as_dict(), ensure_ascii=False))
     else:
-        print(summary.sentence())
+        print(summary.sentence(language.messages()))
         for problem in summary.as_dict()["problems"]:
             print(f"recall import: {problem}", file=sys.stderr)
     return OK if summary.files else NOTHING
@@ -76,7 +77,7 @@ def cmd_hook(args: argparse.Namespace) -> int:
             )
             return OK
         if summary is not None and (summary.unreadable or summary.failed):
-            for problem in summary.as_dict()["problems"] or [summary.sentence()]:
+            for problem in summary.as_dict()["problems"] or [summary.sentence(language.messages())]:
                 print(f"recall hook: {problem}", file=sys.stderr)
     return OK
 

@@ -15,8 +15,6 @@ from unicodedata import east_asian_width
 from history import i18n
 
 DOMAIN = "cli"
-# Thousands separators as each language writes them (1,234 in English is 1.234 in German).
-GROUPING = {"de": ".", "es": ".", "it": ".", "pt-BR": ".", "fr": "\u202f", "ru": "\u00a0"}
 
 _speaking: gettext.NullTranslations = gettext.NullTranslations()
 _language = "en"
@@ -43,7 +41,7 @@ def _argparse_ngettext(singular: str, plural: str, count: int) -> str:
 
 def number(count: int) -> str:
     """A whole number grouped by thousands as the language writes it."""
-    return f"{count:,}".replace(",", GROUPING.get(_language, ","))
+    return i18n.grouped(count, _language)
 
 
 def columns(text: str) -> int:
@@ -82,6 +80,12 @@ def spoken(language: str) -> Iterator[None]:
 
 def speaking() -> str:
     return _language
+
+
+def messages() -> i18n.Messages:
+    """The `cli` catalogue in the language spoken, for code outside history/cli that words a
+    sentence the CLI prints (the import summary)."""
+    return i18n.Messages(DOMAIN, _language)
 
 
 @contextmanager

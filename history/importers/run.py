@@ -10,10 +10,12 @@ import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from history.i18n import Messages, grouped
 from history.importers import FORMATS, ImportedTurn, ReadReport, TranscriptFormat
 from history.importers.base import json_objects
 from history.importers.claude_code import KNOWN_TYPES as CLAUDE_TYPES
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
     from rich.progress import Progress
 
 log = logging.getLogger(__name__)
+ENGLISH = Messages("cli")  # the summary is worded in the CLI's messages, English by default
 
 # Turns per `record_many` transaction. Measured on 600 corpus files: a transaction per file took
 # 1.55 s, batches of 100..100,000 turns 0.93..1.02 s; 500 keeps the write lock short.
@@ -75,34 +78,65 @@ class ImportSummary:
             "roots": self.roots,
         }
 
-    def sentence(self) -> str:
-        """The one-line human summary."""
+    def sentence(self, _: Messages = ENGLISH) -> str:
+        """The one-line human summary, in the language of `_` (the CLI's messages)."""
         if not self.files and not self.unreadable:
-            found = f"No transcripts found in {', '.join(self.roots) or 'the usual places'}"
-            return "; ".join([found, *self._passed_over()]) + "."
+            places = ", ".join(self.roots) or _("the usual places")
+            found = _("No transcripts found in {places}", places=places)
+            return _("; ").join([found, *self._passed_over(_)]) + _(".")
+        number = partial(grouped, language=_.language)
         parts = [
-            f"Read {_n(self.files, 'file')} ({_n(self.sessions, 'session')}, "
-            f"{_n(self.lines, 'line')}, {self.skipped:,} skipped): {self.new:,} turns new, "
-            f"{self.updated:,} updated, {self.unchanged:,} unchanged"
+            _(
+                "Read {files} ({sessions}, {lines}, {skipped} skipped): {new} turns new, "
+                "{updated} updated, {unchanged} unchanged",
+                files=_files(self.files, _),
+                sessions=_.ngettext(
+                    "{count} session",
+                    "{count} sessions",
+                    self.sessions,
+                    count=number(self.sessions),
+                ),
+                lines=_.ngettext(
+                    "{count} line", "{count} lines", self.lines, count=number(self.lines)
+                ),
+                skipped=number(self.skipped),
+                new=number(self.new),
+                updated=number(self.updated),
+                unchanged=number(self.unchanged),
+            )
         ]
         if self.forgotten:
-            parts.append(f"{_n(self.forgotten, 'turn')} of forgotten sessions left out")
+            parts.append(
+                _("{turns} of forgotten sessions left out", turns=_turns(self.forgotten, _))
+            )
         if self.failed:
-            parts.append(f"{_n(self.failed, 'turn')} could not be recorded")
+            parts.append(_("{turns} could not be recorded", turns=_turns(self.failed, _)))
         if self.unreadable:
-            parts.append(f"{_n(self.unreadable, 'file')} unreadable")
-        parts += self._passed_over()
-        return "; ".join(parts) + "."
+            parts.append(_("{files} unreadable", files=_files(self.unreadable, _)))
+        parts += self._passed_over(_)
+        return _("; ").join(parts) + _(".")
 
-    def _passed_over(self) -> list[str]:
+    def _passed_over(self, _: Messages) -> list[str]:
         if not self.other_format:
             return []
-        files = _n(self.other_format, "file")
-        return [f"{files} of another agent passed over (`recall import auto` reads every format)"]
+        return [
+            _(
+                "{files} of another agent passed over (`recall import auto` reads every format)",
+                files=_files(self.other_format, _),
+            )
+        ]
 
 
-def _n(count: int, noun: str) -> str:
-    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+def _files(count: int, said: Messages) -> str:
+    return said.ngettext(
+        "{count} file", "{count} files", count, count=grouped(count, said.language)
+    )
+
+
+def _turns(count: int, said: Messages) -> str:
+    return said.ngettext(
+        "{count} turn", "{count} turns", count, count=grouped(count, said.language)
+    )
 
 
 class _Run:
