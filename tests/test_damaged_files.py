@@ -21,6 +21,7 @@ from history.store.sqlite import engine as sqlite_db
 TURNS = 300
 CANARY = "canary-kestrel-5521"
 FORGOTTEN = "s-forgotten"
+CUT_SHORT = "s-7"
 
 
 def filled_home(home: Path) -> Path:
@@ -48,6 +49,15 @@ def filled_home(home: Path) -> Path:
     assert index.forget_session(FORGOTTEN) == 1
     index.close()
     engine = sqlite_db.create_sqlite_engine(sqlite_db.database_url(db))
+    with engine.begin() as conn:  # a large forget cut short after its tombstone: rows remain
+        conn.exec_driver_sql(
+            "INSERT INTO forgotten_sessions VALUES (?, '2026-01-01 00:00:00')", (CUT_SHORT,)
+        )
+        conn.exec_driver_sql(
+            "INSERT INTO forget_work (session_id, project, owed_at) "
+            "VALUES (?, NULL, '2026-01-01 00:00:00')",
+            (CUT_SHORT,),
+        )
     with engine.connect() as conn:
         conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
     engine.dispose()
@@ -115,7 +125,8 @@ def test_damaged_pages_are_told_in_words_and_recovered_into_a_new_file(
     assert code == 0 and f"{recovered} in " in out and "1 damaged copy" in out
     index = HistoryIndex.open(db)
     assert index.count() == recovered and index.search("login", project="/p")
-    assert index.forgotten([FORGOTTEN]) == {FORGOTTEN}  # its tombstone came along
+    assert index.forgotten([FORGOTTEN, CUT_SHORT]) == {FORGOTTEN, CUT_SHORT}  # tombstones came
+    assert index.conversation(CUT_SHORT) == []  # and what a forget had left to delete did not
     index.close()
 
 

@@ -52,16 +52,26 @@ def salvage(damaged: Path, target: Engine) -> Salvage:
     try:
         destination = raw.driver_connection
         assert destination is not None
+        owed = _owed_work(source, driver.DatabaseError)
         for table in COPIED_TABLES:
             columns = _columns(destination, table)
             copied[table], unreadable[table] = _copy_table(
-                source, destination, table, columns, driver.DatabaseError
+                source, destination, table, columns, driver.DatabaseError, owed
             )
         destination.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:
         raw.close()
         source.close()
     return Salvage(copied, unreadable)
+
+
+def _owed_work(source: Any, broken: type[Exception]) -> set[tuple[str, str | None]]:
+    """The conversations (and project; None: all of them) a forget left to delete in batches:
+    their turns are not brought into the new file. Unreadable: none."""
+    try:
+        return set(source.execute("SELECT session_id, project FROM forget_work").fetchall())
+    except broken:
+        return set()
 
 
 def _columns(destination: Any, table: str) -> list[str]:
@@ -71,7 +81,12 @@ def _columns(destination: Any, table: str) -> list[str]:
 
 
 def _copy_table(
-    source: Any, destination: Any, table: str, columns: list[str], broken: type[Exception]
+    source: Any,
+    destination: Any,
+    table: str,
+    columns: list[str],
+    broken: type[Exception],
+    owed: set[tuple[str, str | None]],
 ) -> tuple[int, list[tuple[int, int]]]:
     listed = ", ".join(columns)
     read = f"SELECT rowid, {listed} FROM {table} WHERE rowid BETWEEN ? AND ? ORDER BY rowid LIMIT ?"
@@ -94,14 +109,22 @@ def _copy_table(
                 middle = (first + last) // 2
                 stretches += [(middle + 1, last), (first, middle)]
             continue
-        if rows:
+        kept = [row[1:] for row in rows if not (owed and _forgotten(row[1:], columns, owed))]
+        if kept:
             destination.execute("BEGIN IMMEDIATE")
-            destination.executemany(write, [row[1:] for row in rows])
+            destination.executemany(write, kept)
             destination.execute("COMMIT")
-            copied += len(rows)
+            copied += len(kept)
         if len(rows) == BATCH_ROWS and rows[-1][0] < last:
             stretches.append((rows[-1][0] + 1, last))
     return copied, _merged(unreadable)
+
+
+def _forgotten(row: tuple[Any, ...], columns: list[str], owed: set[tuple[str, str | None]]) -> bool:
+    if "session_id" not in columns or "project" not in columns:
+        return False
+    session = row[columns.index("session_id")]
+    return (session, None) in owed or (session, row[columns.index("project")]) in owed
 
 
 def _merged(stretches: list[tuple[int, int]]) -> list[tuple[int, int]]:
