@@ -62,23 +62,33 @@ class SqliteScrub:
 
     def delete_step(self) -> bool:
         """Delete a batch of the turns `forget_work` lists; False when none were left."""
+        began = time.monotonic()
         with self._writer.begin() as conn:
-            return self._delete_batch(conn)
+            deleted = self._delete_batch(conn)
+        self._adapt("turns", began)  # the commit included: FTS5 writes its segment then
+        return deleted
 
     def step(self, checkpoint_truncate: Callable[[], bool]) -> ScrubState:
         """One step of what is owed: a batch of turns, some pages of the index rewrite, or the
         final checkpoint (which never waits for a reader: "blocked" then)."""
+        began = time.monotonic()
         with self._writer.begin() as conn:
             row = owed.scrub(conn)
             if row is None:
                 return "done"
             if self._delete_batch(conn):
-                return "more"
-            if row.rewrite_index and self.full_text:
-                if self._rewrite_step(conn, started=row.rewriting):
-                    return "more"
-                owed.set_rewrite(conn, rewrite_index=False, rewriting=False)
+                doing = "turns"
+            elif row.rewrite_index and self.full_text:
+                doing = "pages"
+                if not self._rewrite_step(conn, started=row.rewriting):
+                    doing = ""
+                    owed.set_rewrite(conn, rewrite_index=False, rewriting=False)
+            else:
+                doing = ""
             owed_at = row.owed_at
+        if doing:
+            self._adapt(doing, began)
+            return "more"
         if not checkpoint_truncate():
             return "blocked"
         with self._writer.begin() as conn:
@@ -88,7 +98,6 @@ class SqliteScrub:
     def _delete_batch(self, conn: Connection) -> bool:
         """Delete a batch of the turns `forget_work` lists, conversation after conversation;
         False when there were none left."""
-        started = time.monotonic()
         left = self.sizes.turns
         secure_delete_off = False
         while left > 0:
@@ -109,11 +118,14 @@ class SqliteScrub:
                 conn.execute(_WORK_DONE, {"id": work.id})
         if secure_delete_off:
             conn.exec_driver_sql(fts.secure_delete_statement(on=True))
-        if left == self.sizes.turns:
-            return False
-        elapsed = time.monotonic() - started
-        self.sizes.turns = StepSizes.adapted(self.sizes.turns, elapsed, 10)
-        return True
+        return left < self.sizes.turns
+
+    def _adapt(self, doing: str, began: float) -> None:
+        elapsed = time.monotonic() - began
+        if doing == "turns":
+            self.sizes.turns = StepSizes.adapted(self.sizes.turns, elapsed, 10)
+        else:
+            self.sizes.pages = StepSizes.adapted(self.sizes.pages, elapsed, 16)
 
     def _rewrite_step(self, conn: Connection, started: bool) -> bool:
         """Merge some pages of the index's rewrite; False once it is complete. The first step
@@ -121,12 +133,10 @@ class SqliteScrub:
         `optimize`; later steps carry that merge on (or first merge new small segments), and
         each merge drops the rows whose deletion it meets. When a step has nothing left to
         merge, no segment older than the forget remains."""
-        began = time.monotonic()
         before = conn.exec_driver_sql("SELECT total_changes()").scalar_one()
         pages = self.sizes.pages
         conn.exec_driver_sql(fts.merge_statement(pages if started else -pages))
         changes = conn.exec_driver_sql("SELECT total_changes()").scalar_one() - before
-        self.sizes.pages = StepSizes.adapted(pages, time.monotonic() - began, 16)
         if not started:
             owed.set_rewrite(conn, rewrite_index=True, rewriting=True)
             return True
