@@ -15,9 +15,10 @@ from tests import catalogues, glossary
 
 DOMAINS = catalogues.domains()
 PAIRS = [(domain, language) for domain in DOMAINS for language in catalogues.TRANSLATED]
-# What a message names rather than says: placeholders and identifiers (recall_turn, turn_id)
+# What a message names rather than says: placeholders, identifiers (recall_turn, turn_id),
+# options and commands (--session, recall sessions) and file names (history.db.corrupt-*)
 # stay as they are in every language, so the glossary is not asked of them.
-NAMED = re.compile(r"\{[^{}]*\}|\w*_\w*|\w+=\w+|--?\w[\w-]*|recall \w+")
+NAMED = re.compile(r"\{[^{}]*\}|\w*_\w*|\w+=\w+|--?\w[\w-]*|recall \w+|\w+(?:\.[\w*-]+)+")
 
 
 def forms(message: catalogues.Message) -> tuple[str, ...]:

@@ -250,3 +250,24 @@ def test_the_import_summary_in_a_language(
         capsys, "--language", "ru", "--home", home, "import", "auto", str(fixtures)
     )
     assert code == 0 and out.startswith("Прочитано файлов: 4 (5 диалогов, 161 строка,")
+
+
+def test_damaged_copies_are_named_in_the_language(
+    home: Path, no_locale: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (home / "history.db.corrupt-20260101T000000000000Z").write_bytes(b"not a database")
+    code, out, _ = recall(capsys, "--language", "de", "--home", str(home), "stats")
+    lines = out.splitlines()
+    assert code == 0 and lines[-1].startswith(
+        "beschädigt:  1 beschädigte Kopie im Datenverzeichnis kann noch vergessene oder verlorene "
+        "Turns enthalten (history.db.corrupt-20260101T000000000000Z): `recall doctor "
+        "--delete-damaged` entfernt sie"
+    )
+    assert lines[0] == "Turns:" + " " * 7 + "3 in 1 Unterhaltung"  # aligned with "beschädigt:"
+    code, _, err = recall(
+        capsys, "--language", "ru", "--home", str(home), "forget", "--session", "conv-1", "--yes"
+    )
+    assert code == 0 and err == (
+        "recall forget: 1 повреждённая копия в каталоге данных ещё может содержать этот диалог: "
+        "`recall doctor --delete-damaged` удалит её\n"
+    )

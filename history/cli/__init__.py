@@ -110,8 +110,12 @@ def _run(words: list[str]) -> int:
             failure.report(args.command, exc, args.home)
             return FAILED
         print(
-            f"recall {args.command} failed: the history database is damaged "
-            f"({damage_reason(exc)}); `recall doctor` tells what can be recovered",
+            _(
+                "recall {command} failed: the history database is damaged ({reason}); "
+                "`recall doctor` tells what can be recovered",
+                command=args.command,
+                reason=damage_reason(exc),
+            ),
             file=sys.stderr,
         )
         return FAILED

@@ -7,12 +7,11 @@ import json
 import sys
 from dataclasses import asdict
 from pathlib import Path
-from typing import TextIO
 
 from sqlalchemy.exc import DatabaseError
 
 from history.cli.common import FAILED, NOTHING, OK, USAGE, Commands, open_index
-from history.cli.language import _, columns, ngettext, number
+from history.cli.language import _, columns, messages, ngettext, number
 from history.domain import READ_ONLY
 from history.home import DATABASE_NAME, resolve_home
 from history.index import HistoryIndex
@@ -49,11 +48,17 @@ def cmd_stats(args: argparse.Namespace) -> int:
         if not is_damage(exc):
             raise
         print(
-            f"recall stats: the database file {_where(args, index)} is damaged: part of it "
-            f"cannot be read ({damage_reason(exc)}). {RECOVER_HINT[0].upper()}{RECOVER_HINT[1:]}.",
+            _(
+                "recall stats: the database file {where} is damaged: part of it cannot be read "
+                "({reason}). {hint}.",
+                where=_where(args, index),
+                reason=damage_reason(exc),
+                hint=_(RECOVER_HINT),
+            ),
             file=sys.stderr,
         )
-        _print_copies(copies, sys.stderr)
+        if said := _copies_said(copies):
+            print(_table([(_("damaged"), said)]), file=sys.stderr)
         return FAILED
     where = _where(args, index)
     if args.json:
@@ -90,10 +95,12 @@ def cmd_stats(args: argparse.Namespace) -> int:
     )
     rows.append((_("database"), f"{where} ({size})"))
     rows.append((_("search"), _search_kind(index)))
-    print(_table(rows))
+    damaged = [(_("damaged"), said) for said in [_copies_said(copies)] if said]
+    lines = _table([*rows, *damaged]).splitlines()
+    print("\n".join(lines[: len(rows)]))
     for project, turns_there in stats.per_project.items():
         print(f"  {number(turns_there):>8}  {project}")
-    _print_copies(copies, sys.stdout)
+    print("\n".join(lines[len(rows) :]), end="\n" if damaged else "")
     return OK
 
 
@@ -108,14 +115,19 @@ def _database(args: argparse.Namespace, index: HistoryIndex) -> Path | None:
     return None if index.backend == "postgresql" else resolve_home(args.home) / DATABASE_NAME
 
 
-def _print_copies(copies: list[Path], stream: TextIO) -> None:
-    if copies:
-        names = ", ".join(copy.name for copy in copies)
-        print(
-            f"damaged:   {copies_phrase(len(copies))} in the home may still hold forgotten or "
-            f"lost turns ({names}): {delete_hint(len(copies))}",
-            file=stream,
-        )
+def _copies_said(copies: list[Path]) -> str | None:
+    """What stats says of the damaged copies in the home, if there are any."""
+    if not copies:
+        return None
+    return ngettext(
+        "{count} damaged copy in the home may still hold forgotten or lost turns ({names}): {hint}",
+        "{count} damaged copies in the home may still hold forgotten or lost turns "
+        "({names}): {hint}",
+        len(copies),
+        count=number(len(copies)),
+        names=", ".join(copy.name for copy in copies),
+        hint=delete_hint(len(copies), messages()),
+    )
 
 
 def _where(args: argparse.Namespace, index: HistoryIndex) -> str:
@@ -182,9 +194,16 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     if copies:
         names = ", ".join(copy.name for copy in copies)
         print(
-            f"{copies_phrase(len(copies))[0].upper()}{copies_phrase(len(copies))[1:]} of the "
-            f"history in the home ({names}) may still hold turns, forgotten ones too: "
-            f"{delete_hint(len(copies))}."
+            ngettext(
+                "{count} damaged copy of the history in the home ({names}) may still hold "
+                "turns, forgotten ones too: {hint}.",
+                "{count} damaged copies of the history in the home ({names}) may still hold "
+                "turns, forgotten ones too: {hint}.",
+                len(copies),
+                count=number(len(copies)),
+                names=names,
+                hint=delete_hint(len(copies), messages()),
+            )
         )
     if index.writable and not args.check_only and index.purge_pending:
         print(_owed_forget(index))
@@ -197,46 +216,59 @@ def _owed_forget(index: HistoryIndex) -> str:
     """Finish what a forget left owed (a reader held its scrub back, or it was cut short)."""
     index.tidy()
     if index.purge_pending:
-        return (
+        return _(
             "A forget is still owed its scrub: another process holds an older snapshot of the "
             "file. It is finished once that process lets go (recall serve does it by itself)."
         )
-    return "Finished what a forget had left owed: forgotten turns are scrubbed from the file."
+    return _("Finished what a forget had left owed: forgotten turns are scrubbed from the file.")
 
 
 def _delete_damaged(database: Path | None) -> int:
     if database is None:
-        print("A PostgreSQL database leaves no damaged copies in the home: nothing to delete.")
+        print(_("A PostgreSQL database leaves no damaged copies in the home: nothing to delete."))
         return NOTHING
     deleted, freed = delete_damaged(database)
     if not deleted:
-        print("There is no damaged copy in the home: nothing to delete.")
+        print(_("There is no damaged copy in the home: nothing to delete."))
         return OK
     print(
-        f"Deleted {copies_phrase(len(deleted))} ({freed:,} bytes): "
-        f"{', '.join(copy.name for copy in deleted)}. The files were removed, not overwritten: "
-        "their old blocks stay on the disk until the filesystem reuses them."
+        _(
+            "Deleted {copies} ({size}): {names}. The files were removed, not overwritten: "
+            "their old blocks stay on the disk until the filesystem reuses them.",
+            copies=copies_phrase(len(deleted), messages()),
+            size=ngettext("{count} byte", "{count} bytes", freed, count=number(freed)),
+            names=", ".join(copy.name for copy in deleted),
+        )
     )
     return OK
 
 
 def _recover(index: HistoryIndex, database: Path | None) -> int:
     if database is None:
-        print("recall doctor --recover is for the home's SQLite file", file=sys.stderr)
+        print(_("recall doctor --recover is for the home's SQLite file"), file=sys.stderr)
         return USAGE
     assert index.engine is not None
     if not index.writable:
-        print(f"recall doctor: nothing recovered: {READ_ONLY}", file=sys.stderr)
+        print(_("recall doctor: nothing recovered: {reason}", reason=_(READ_ONLY)), file=sys.stderr)
         return FAILED
     if not table_problems(index.engine):
-        print("The database file is sound (SQLite's integrity check: ok): nothing to recover.")
+        print(_("The database file is sound (SQLite's integrity check: ok): nothing to recover."))
         return OK
     index.close()  # the file is about to be replaced: this process lets go of it first
     salvaged, kept = recover_in_place(database)
     turns, marks = salvaged.copied["turns"], salvaged.copied["forgotten_sessions"]
     print(
-        f"Recovered {turns:,} turn{'' if turns == 1 else 's'} and {marks:,} forgotten "
-        f"conversation mark{'' if marks == 1 else 's'} into a new {database.name}."
+        _(
+            "Recovered {turns} and {marks} into a new {name}.",
+            turns=ngettext("{count} turn", "{count} turns", turns, count=number(turns)),
+            marks=ngettext(
+                "{count} forgotten conversation mark",
+                "{count} forgotten conversation marks",
+                marks,
+                count=number(marks),
+            ),
+            name=database.name,
+        )
     )
     lost = salvaged.unreadable["turns"]
     if lost:
@@ -244,16 +276,30 @@ def _recover(index: HistoryIndex, database: Path | None) -> int:
             f"{first}-{last}" if first != last else str(first) for first, last in lost[:5]
         )
         print(
-            f"The turns with row ids in {len(lost)} stretch{'' if len(lost) == 1 else 'es'} "
-            f"({shown}{', ...' if len(lost) > 5 else ''}) could not be read: any that existed "
-            "are lost."
+            ngettext(
+                "The turns with row ids in {count} stretch ({shown}) could not be read: any that "
+                "existed are lost.",
+                "The turns with row ids in {count} stretches ({shown}) could not be read: any "
+                "that existed are lost.",
+                len(lost),
+                count=len(lost),
+                shown=shown + (", ..." if len(lost) > 5 else ""),
+            )
         )
     if salvaged.unreadable["forgotten_sessions"]:
         print(
-            "Some marks of forgotten conversations could not be read: an import may bring such a "
-            "conversation back; forget it again if it does."
+            _(
+                "Some marks of forgotten conversations could not be read: an import may bring "
+                "such a conversation back; forget it again if it does."
+            )
         )
-    print(f"The damaged file is kept as {kept.name}: {delete_hint(1)}.")
+    print(
+        _(
+            "The damaged file is kept as {name}: {hint}.",
+            name=kept.name,
+            hint=delete_hint(1, messages()),
+        )
+    )
     return OK
 
 
@@ -301,12 +347,14 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:
     what.add_argument(
         "--recover",
         action="store_true",
-        help="copy what a damaged file still lets be read into a new history.db (stop recall "
-        "serve first); the damaged file is kept as a damaged copy",
+        help=_(
+            "copy what a damaged file still lets be read into a new history.db (stop recall "
+            "serve first); the damaged file is kept as a damaged copy"
+        ),
     )
     what.add_argument(
         "--delete-damaged",
         action="store_true",
-        help="delete the damaged copies (history.db.corrupt-*) kept in the home",
+        help=_("delete the damaged copies (history.db.corrupt-*) kept in the home"),
     )
     doctor.set_defaults(run=cmd_doctor)

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable
 from typing import TypeAlias
 
-from history.cli.language import _
+from history.cli.language import _, messages
 from history.home import database_path
 from history.index import HistoryIndex, history_for
 from history.store.backends import configured_url
@@ -88,8 +88,7 @@ def noting_damaged_copies(
     def run(args: argparse.Namespace) -> int:
         code = command(args)
         if code in (OK, NOTHING) and configured_url(args.database_url) is None:
-            what = "this conversation" if args.session is not None else "this project"
-            note = forget_note(database_path(args.home), what)
+            note = forget_note(database_path(args.home), args.session is None, messages())
             if note:
                 print(f"recall forget: {note}", file=sys.stderr)
         return code

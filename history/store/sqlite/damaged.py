@@ -12,6 +12,8 @@ import logging
 from datetime import UTC, datetime
 from pathlib import Path
 
+from history.i18n import Messages, grouped
+
 log = logging.getLogger(__name__)
 
 MARK = ".corrupt-"
@@ -43,21 +45,46 @@ def damaged_copies(database: Path) -> list[Path]:
         return []
 
 
-def copies_phrase(count: int) -> str:
-    return "1 damaged copy" if count == 1 else f"{count} damaged copies"
+# What is said of damaged copies is worded in the CLI's messages (English by default).
+ENGLISH = Messages("cli")
 
 
-def delete_hint(count: int) -> str:
-    return f"`recall doctor --delete-damaged` removes {'it' if count == 1 else 'them'}"
+def copies_phrase(count: int, said: Messages = ENGLISH) -> str:
+    return said.ngettext(
+        "{count} damaged copy", "{count} damaged copies", count, count=grouped(count, said.language)
+    )
 
 
-def forget_note(database: Path | None, what: str = "this conversation") -> str | None:
-    """What a forget says when damaged copies beside the file may still hold `what`."""
+def delete_hint(count: int, said: Messages = ENGLISH) -> str:
+    return said.ngettext(
+        "`recall doctor --delete-damaged` removes it",
+        "`recall doctor --delete-damaged` removes them",
+        count,
+    )
+
+
+def forget_note(
+    database: Path | None, forgot_a_project: bool, said: Messages = ENGLISH
+) -> str | None:
+    """What a forget says when damaged copies beside the file may still hold what it forgot."""
     copies = damaged_copies(database) if database is not None else []
     if not copies:
         return None
-    return f"{copies_phrase(len(copies))} in the home may still hold {what}: " + delete_hint(
-        len(copies)
+    count, hint = len(copies), delete_hint(len(copies), said)
+    if forgot_a_project:
+        return said.ngettext(
+            "{count} damaged copy in the home may still hold this project: {hint}",
+            "{count} damaged copies in the home may still hold this project: {hint}",
+            count,
+            count=grouped(count, said.language),
+            hint=hint,
+        )
+    return said.ngettext(
+        "{count} damaged copy in the home may still hold this conversation: {hint}",
+        "{count} damaged copies in the home may still hold this conversation: {hint}",
+        count,
+        count=grouped(count, said.language),
+        hint=hint,
     )
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import Engine
 from sqlalchemy.exc import DatabaseError
 
+from history.i18n import N_
 from history.store.sqlite import engine as sqlite_db
 from history.store.sqlite import fts
 
@@ -26,7 +27,7 @@ class DoctorReport:
         self.healthy = False
 
 
-RECOVER_HINT = (
+RECOVER_HINT = N_(
     "`recall doctor --recover` copies every turn that can still be read into a new history.db "
     "and keeps this file as a damaged copy"
 )
