@@ -276,6 +276,11 @@ def test_forgetting_a_conversation_asks_naming_it_then_it_is_gone_everywhere(
         "data-session", "conv-doomed"
     )
     expect(page.locator('[data-session="conv-doomed"]')).to_have_count(0)
+    page.goto(f"{server.base}/?open=conv-doomed&turn=t-doomed")  # a link to it, kept from before
+    expect(page.locator("#status")).to_have_text(
+        "This conversation is not in the history: it may have been forgotten."
+    )
+    expect(page).to_have_url(f"{server.base}/")
 
 
 def test_forgetting_a_project_names_it_and_its_counts(page: Page, server: Server) -> None:
@@ -353,8 +358,8 @@ def test_every_request_the_page_made_went_to_the_service(browser: Browser, serve
     tab.locator("#results a.open").first.click()
     expect(tab.locator(".turn.hit")).to_be_visible()
     context.close()
-    made = [*REQUESTS, *seen.urls]
-    assert len(seen.urls) >= 5, seen.urls  # the page, its two files and its API calls
-    assert len(made) >= 40, made  # with every test's above
+    made = [*REQUESTS, *seen.urls]  # this tab's and every tab's of the tests above
     assert {urlsplit(url).netloc for url in made} == {urlsplit(server.base).netloc}, made
     assert urlsplit(server.base).hostname == "127.0.0.1"
+    assert len(seen.urls) >= 5, seen.urls  # the page, its two files and its API calls
+    print(f"{len(made)} requests, all to {server.base}")

@@ -75,6 +75,7 @@ MESSAGES: dict[str, str] = {
         "{turns}."
     ),
     "already_gone": N_("It was already forgotten."),
+    "conversation_gone": N_("This conversation is not in the history: it may have been forgotten."),
     "token_heading": N_("This service needs its token"),
     "token_label": N_("Token"),
     "token_hint": N_(

@@ -408,7 +408,7 @@ async function showConversation(state, mine) {
   ]);
   if (mine !== generation) return;
   if (status === 404) {
-    setStatus(detailOf(body));
+    setStatus(t("conversation_gone"));
     return go({ ...state, open: "", turn: "" }, true);
   }
   $("list-view").hidden = true;
