@@ -83,8 +83,13 @@ def serve_one_request() -> None:
         with urllib.request.urlopen(f"{listening[1]}/page/app.js", timeout=10) as answer:
             script = answer.read().decode()
         assert '<script src="/page/app.js"' in page and "page-data" in script, page[:300]
+        with urllib.request.urlopen(f"{listening[1]}/?lang=fr", timeout=10) as answer:
+            french = answer.read().decode()
+        assert "L'historique de votre agent" in french, "the wheel lacks the page's catalogues"
         print(f"ok  recall serve: {first.strip()}")
-        print(f"ok  GET / is the page ({len(page)} bytes, app.js {len(script)} bytes)")
+        print(
+            f"ok  GET / is the page ({len(page)} bytes, app.js {len(script)} bytes), in French too"
+        )
         print(f"ok  GET /api/code/history found {found['hits'][0]['turn_id']}")
     finally:
         server.terminate()
