@@ -79,13 +79,12 @@ MESSAGES: dict[str, str] = {
     "token_heading": N_("This service needs its token"),
     "token_label": N_("Token"),
     "token_hint": N_(
-        "The token `recall serve` was started with (RECALL_TOKEN). It is kept in this browser"
-        " tab only."
+        "The token given to recall serve (RECALL_TOKEN). It is kept in this browser tab only."
     ),
     "token_use": N_("Use this token"),
     "token_wrong": N_("That token was refused. Try again."),
     "error": N_("The history could not be read: {detail}"),
-    "unreachable": N_("The service did not answer. Is `recall serve` still running?"),
+    "unreachable": N_("The service did not answer. Is recall serve still running?"),
 }
 
 

@@ -581,6 +581,9 @@ function start() {
     picker.append(option);
   }
   picker.value = lang;
+  const everywhere = element("option", "", t("every_project"));
+  everywhere.value = "";
+  $("project").append(everywhere); // until the projects come (after the token, if one is asked)
   picker.addEventListener("change", () => {
     const params = new URLSearchParams(location.search);
     params.set("lang", picker.value);
