@@ -225,3 +225,41 @@ def test_recall_doctor_finishes_an_owed_scrub(tmp_path: Path) -> None:
     assert "Finished what a forget had left owed" in doctor.stdout
     assert not canary_left(tmp_path)
     reader.close()
+
+
+def test_an_import_that_brings_a_conversation_back_stops_its_unfinished_forget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index = HistoryIndex.open(tmp_path / "history.db")
+    turns = [
+        ImportedTurn(
+            turn_id=f"back-{n}",
+            session_id=f"back-{n % 3}",
+            project="/work/doomed",
+            asked=f"turn {n} about the lexer",
+            answered="",
+            files=(),
+            edited=(),
+            tools=(),
+            tainted=False,
+            asked_at=datetime.now(UTC),
+        )
+        for n in range(150)
+    ]
+    index.record_many(turns)
+    index._upkeep.close()
+
+    def crash(self: SqliteScrub) -> bool:
+        raise KeyboardInterrupt  # the process dies before the first batch
+
+    monkeypatch.setattr(SqliteScrub, "delete_step", crash)
+    with pytest.raises(KeyboardInterrupt):
+        index.forget_project("/work/doomed")
+    monkeypatch.undo()
+    assert index.search("lexer") == []
+    brought_back = [turn for turn in turns if turn.session_id == "back-1"]
+    assert index.record_many(brought_back, include_forgotten=True).unchanged == 50
+    assert index.tidy() and not index.purge_pending
+    assert {hit.session_id for hit in index.search("lexer", k=100)} == {"back-1"}
+    assert index.count() == 50
+    index.close()

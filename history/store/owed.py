@@ -90,8 +90,10 @@ def work(conn: Connection) -> set[tuple[str, str | None]]:
     return {(s, p) for s, p in conn.execute(select(ForgetWork.session_id, ForgetWork.project))}
 
 
-def clear_work(conn: Connection) -> None:
-    conn.execute(delete(ForgetWork))
+def drop_work(conn: Connection, session_ids: Sequence[str]) -> None:
+    for start in range(0, len(session_ids), 500):
+        chunk = list(session_ids[start : start + 500])
+        conn.execute(delete(ForgetWork).where(ForgetWork.session_id.in_(chunk)))
 
 
 def hidden(pairs: set[tuple[str, str | None]], session_id: str, project: str) -> bool:

@@ -14,7 +14,7 @@ from history import domain
 from history.domain import SearchResults
 from history.paging import PageKey
 from history.store import owed, rows
-from history.store.models import Turn
+from history.store.models import Conversation
 from history.store.owed import ScrubState
 from history.store.rows import chunks as _chunks
 from history.store.rows import scope as _scope
@@ -82,10 +82,17 @@ class SqliteTurnRepository(SqlTurnRepository):
         turns (of `project` only, when given): at once when they are few, else in batches
         (forgetting.py) after listing them as work owed. The number of turns forgotten."""
         with self._writer.begin() as conn:
+            # The conversations' summary rows (kept by triggers) count their turns: the
+            # transaction that makes a large forget visible reads a row per conversation.
             if session_ids is None:
-                found = select(Turn.session_id).where(Turn.project == project).distinct()
-                session_ids = list(conn.execute(found).scalars())
-            doomed = _count(conn, session_ids, project)
+                found = select(Conversation.session_id, Conversation.turns).where(
+                    Conversation.project == project
+                )
+                counted = list(conn.execute(found))
+                session_ids = [session for session, _ in counted]
+                doomed = sum(turns for _, turns in counted)
+            else:
+                doomed = _count(conn, session_ids, project)
             # Without FTS5's secure-delete, any forget leaves its words in the index's segments.
             rewrite = self.full_text and not self.secure_delete
             if doomed <= BULK_FORGET_TURNS:
@@ -99,6 +106,12 @@ class SqliteTurnRepository(SqlTurnRepository):
         while self._scrub.delete_step():
             self._between_steps()
         return doomed
+
+    def unforget(self, session_ids: Sequence[str]) -> None:
+        """An import brings the sessions back: a forget still deleting them stops."""
+        with self._writer.begin() as conn:
+            rows.unforget(conn, session_ids)
+            owed.drop_work(conn, session_ids)
 
     def owes(self) -> bool:
         with self.engine.connect() as conn:
@@ -193,11 +206,12 @@ class SqliteTurnRepository(SqlTurnRepository):
 
 
 def _count(conn: Connection, session_ids: Sequence[str], project: str | None) -> int:
+    scope = [Conversation.project == project] if project is not None else []
     return sum(
         conn.execute(
-            select(func.count())
-            .select_from(Turn)
-            .where(Turn.session_id.in_(chunk), *_scope(project, None))
+            select(func.coalesce(func.sum(Conversation.turns), 0)).where(
+                Conversation.session_id.in_(chunk), *scope
+            )
         ).scalar_one()
         for chunk in _chunks(session_ids)
     )
