@@ -122,6 +122,9 @@ class SqliteScrub:
 
     def _adapt(self, doing: str, began: float) -> None:
         elapsed = time.monotonic() - began
+        # A step that ran long has pushed a waiting writer's busy handler to polling every 50 to
+        # 100 ms: a pause as long as the step still lets it in.
+        self.pause = max(PAUSE_SECONDS, elapsed)
         if doing == "turns":
             self.sizes.turns = StepSizes.adapted(self.sizes.turns, elapsed, 10)
         else:
