@@ -271,3 +271,13 @@ def test_damaged_copies_are_named_in_the_language(
         "recall forget: 1 повреждённая копия в каталоге данных ещё может содержать этот диалог: "
         "`recall doctor --delete-damaged` удалит её\n"
     )
+
+
+def test_doctor_reports_in_the_language(
+    home: Path, no_locale: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = recall(capsys, "--language", "fr", "--home", str(home), "doctor")
+    assert code == 0 and out.splitlines()[:2] == [
+        "Le fichier de base est sain (contrôle d'intégrité de SQLite : ok).",
+        "L'index de texte intégral concorde avec la table des échanges (turns).",
+    ]

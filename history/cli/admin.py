@@ -183,10 +183,14 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     if index.backend == "postgresql":
         from history.store.postgres import doctor as pg_doctor
 
-        report = pg_doctor.examine(index.engine, repair=not args.check_only)
+        report = pg_doctor.examine(index.engine, repair=not args.check_only, said=messages())
     else:
         report = examine(
-            index.engine, index.full_text, repair=not args.check_only, writable=index.writable
+            index.engine,
+            index.full_text,
+            repair=not args.check_only,
+            writable=index.writable,
+            said=messages(),
         )
     for finding in report.findings:
         print(finding)

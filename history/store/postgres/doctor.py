@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from sqlalchemy import Engine, text
 
+from history.i18n import Messages
 from history.store.postgres import schema
-from history.store.sqlite.doctor import DoctorReport
+from history.store.sqlite.doctor import ENGLISH, DoctorReport
 
 _INVALID_INDEXES = text(
     "SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid"
@@ -20,7 +21,8 @@ _HAS_VECTOR = text(
 )
 
 
-def examine(engine: Engine, repair: bool = True) -> DoctorReport:
+def examine(engine: Engine, repair: bool = True, said: Messages = ENGLISH) -> DoctorReport:
+    _ = said  # the catalogues' extraction finds messages by the name `_`
     report = DoctorReport()
     with engine.connect() as conn:
         invalid = [str(name) for name in conn.execute(_INVALID_INDEXES).scalars()]
@@ -28,22 +30,29 @@ def examine(engine: Engine, repair: bool = True) -> DoctorReport:
         has_index = bool(conn.execute(_HAS_VECTOR_INDEX, {"name": schema.VECTOR_INDEX}).scalar())
     if not has_vector:
         report.problem(
-            f"The generated column turns.{schema.VECTOR_COLUMN} is missing: this database was "
-            "not migrated by recall (run `recall migrate`)."
+            _(
+                "The generated column turns.{column} is missing: this database was not migrated "
+                "by recall (run `recall migrate`).",
+                column=schema.VECTOR_COLUMN,
+            )
         )
         return report
     missing = [] if has_index else [schema.VECTOR_INDEX]
     if not invalid and not missing:
-        report.findings.append("Every index of the turns table is present and valid.")
+        report.findings.append(_("Every index of the turns table is present and valid."))
         return report
     broken = ", ".join([*invalid, *missing])
     if not repair:
-        report.problem(f"Indexes invalid or missing: {broken}; run doctor to rebuild them.")
+        report.problem(
+            _("Indexes invalid or missing: {indexes}; run doctor to rebuild them.", indexes=broken)
+        )
         return report
     with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
         for name in invalid:
             conn.exec_driver_sql(f'REINDEX INDEX "{name}"')
         if missing:
             conn.exec_driver_sql(schema.create_statements()[-1])
-    report.findings.append(f"Rebuilt the indexes that were invalid or missing: {broken}.")
+    report.findings.append(
+        _("Rebuilt the indexes that were invalid or missing: {indexes}.", indexes=broken)
+    )
     return report

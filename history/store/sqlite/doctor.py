@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import Engine
 from sqlalchemy.exc import DatabaseError
 
-from history.i18n import N_
+from history.i18n import N_, Messages
 from history.store.sqlite import engine as sqlite_db
 from history.store.sqlite import fts
 
@@ -26,6 +26,9 @@ class DoctorReport:
         self.findings.append(sentence)
         self.healthy = False
 
+
+# What doctor finds is worded in the CLI's messages (English by default).
+ENGLISH = Messages("cli")
 
 RECOVER_HINT = N_(
     "`recall doctor --recover` copies every turn that can still be read into a new history.db "
@@ -56,12 +59,18 @@ def is_damage(exc: DatabaseError) -> bool:
     )
 
 
-def damage_sentence(problems: list[str]) -> str:
-    found = "1 problem" if len(problems) == 1 else f"{len(problems)} problems"
-    return (
-        f"The database file is damaged: SQLite's integrity check found {found} "
-        f"(first: {problems[0]}). Searching, recording and forgetting may fail where the damage "
-        f"is; {RECOVER_HINT}."
+def damage_sentence(problems: list[str], said: Messages = ENGLISH) -> str:
+    return said.ngettext(
+        "The database file is damaged: SQLite's integrity check found {count} problem "
+        "(first: {first}). Searching, recording and forgetting may fail where the damage "
+        "is; {hint}.",
+        "The database file is damaged: SQLite's integrity check found {count} problems "
+        "(first: {first}). Searching, recording and forgetting may fail where the damage "
+        "is; {hint}.",
+        len(problems),
+        count=len(problems),
+        first=problems[0],
+        hint=said(RECOVER_HINT),
     )
 
 
@@ -76,47 +85,65 @@ def index_agrees(engine: Engine) -> bool:
 
 
 def examine(
-    engine: Engine, full_text: bool, repair: bool = True, writable: bool = True
+    engine: Engine,
+    full_text: bool,
+    repair: bool = True,
+    writable: bool = True,
+    said: Messages = ENGLISH,
 ) -> DoctorReport:
+    _ = said  # the catalogues' extraction finds messages by the name `_`
     report = DoctorReport()
     problems = table_problems(engine)
     if problems:
-        report.problem(damage_sentence(problems))
+        report.problem(damage_sentence(problems, said))
         return report  # checking or rebuilding the full-text index would read the damage
-    report.findings.append("The database file is sound (SQLite's integrity check: ok).")
+    report.findings.append(_("The database file is sound (SQLite's integrity check: ok)."))
     if not full_text:
         report.findings.append(
-            "This SQLite has no FTS5: searches use the LIKE fallback, so there is no full-text "
-            "index to check."
+            _(
+                "This SQLite has no FTS5: searches use the LIKE fallback, so there is no "
+                "full-text index to check."
+            )
         )
         return report
     if not writable:
         # FTS5's own check is asked for by an INSERT, which a read-only file refuses.
-        report.findings.append("The full-text index was not checked: the file is read-only here.")
+        report.findings.append(
+            _("The full-text index was not checked: the file is read-only here.")
+        )
         return report
     with engine.connect() as conn:
         missing = fts.missing_triggers(conn)
     if missing and not repair:
-        report.problem(f"Triggers that keep the index in step are missing: {', '.join(missing)}.")
+        report.problem(
+            _(
+                "Triggers that keep the index in step are missing: {triggers}.",
+                triggers=", ".join(missing),
+            )
+        )
         return report
     if missing:
         with sqlite_db.writer(engine).begin() as conn:
             for statement in [*fts.drop_triggers_statements(), *fts.trigger_statements()]:
                 conn.exec_driver_sql(statement)
-        report.findings.append(f"Recreated the missing triggers: {', '.join(missing)}.")
+        report.findings.append(
+            _("Recreated the missing triggers: {triggers}.", triggers=", ".join(missing))
+        )
     elif index_agrees(engine):
-        report.findings.append("The full-text index agrees with the turns table.")
+        report.findings.append(_("The full-text index agrees with the turns table."))
         return report
     if not repair:
-        report.problem("The full-text index disagrees with the turns table; run doctor to rebuild.")
+        report.problem(
+            _("The full-text index disagrees with the turns table; run doctor to rebuild.")
+        )
         return report
     with sqlite_db.writer(engine).begin() as conn:
         conn.exec_driver_sql(fts.rebuild_statement())
     report.rebuilt = True
     if index_agrees(engine):
         report.findings.append(
-            "The full-text index disagreed with the turns table; it was rebuilt and now agrees."
+            _("The full-text index disagreed with the turns table; it was rebuilt and now agrees.")
         )
     else:
-        report.problem("The full-text index still disagrees with the table after a rebuild.")
+        report.problem(_("The full-text index still disagrees with the table after a rebuild."))
     return report
