@@ -3,7 +3,8 @@ Portuguese, Spanish, French, German, Italian, Russian, Japanese, Chinese and Kor
 
 They carry no evidence about which turn is meant ("what did we decide about the login function"
 is a question about `login` and `function`). Words of spaced scripts are compared folded, as
-query words are (lowercase, without diacritics: Russian й reads и, ё reads е).
+query words are (lowercase, Latin letters without their marks; Russian й and ё stay letters
+of their own, as FTS5 keeps them).
 
 Japanese and Chinese are written without spaces and Korean attaches particles to words, so a
 query's run of those characters is dropped when it is made only of function words
@@ -14,7 +15,7 @@ particle 도 followed by 로).
 
 from __future__ import annotations
 
-import unicodedata
+from history.folding import fold_marks
 
 _ENGLISH = """
 a about above after again against all am an and any are as at be because been before being
@@ -116,8 +117,7 @@ _KOREAN_PARTICLES = """
 
 
 def _folded(words: str) -> frozenset[str]:
-    decomposed = unicodedata.normalize("NFKD", words.lower())
-    return frozenset("".join(ch for ch in decomposed if not unicodedata.combining(ch)).split())
+    return frozenset(fold_marks(words).split())
 
 
 FUNCTION_WORDS: frozenset[str] = _folded(

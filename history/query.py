@@ -12,12 +12,12 @@ it stands, and mixed text (`login_userの修正`) splits at the change of script
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
 import Stemmer
 
+from history.folding import fold_marks
 from history.function_words import FUNCTION_WORDS, only_function_words
 
 MAX_QUERY_WORDS = 32
@@ -47,8 +47,7 @@ def fold(text: str) -> str:
 
 
 def _fold_other(text: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", text.lower())
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return fold_marks(text)
 
 
 def cjk_pairs(run: str) -> list[str]:

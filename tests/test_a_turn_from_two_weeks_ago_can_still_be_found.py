@@ -329,3 +329,18 @@ def test_a_turn_recorded_again_under_another_project_moves_with_it(any_index: Hi
     add(any_index, "t-1", project="/work/blog")
     assert ids(any_index.search("login", project="/work/shop")) == []
     assert ids(any_index.search("login", project="/work/blog")) == ["t-1"]
+
+
+@pytest.mark.parametrize("query", ["новый файл", "Файл", "объёмом", "ÉCOLE"])
+def test_regression_russian_words_with_short_i_or_yo_are_found(
+    any_index: HistoryIndex, query: str
+) -> None:
+    # FTS5 keeps й and ё as letters of their own; the query once folded them to и and е.
+    add(
+        any_index,
+        "t-ru",
+        asked="Где новый файл настроек?",
+        answered="В src/École/config.py, с объёмом кэша",
+    )
+    add(any_index, "t-css", asked="Centre the header", answered="flexbox", files=[], edited=[])
+    assert ids(any_index.search(query, k=5)) == ["t-ru"]

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from tempfile import TemporaryDirectory
 
 import pytest
+import sqlean
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from history import HistoryIndex
+from history.folding import fold_marks
 from history.query import MAX_QUERY_WORDS, excerpt, fts_match, terms, words
 from history.store.sqlite import fts
 
@@ -120,3 +123,22 @@ def test_huge_and_nul_queries_search(full_text: bool) -> None:
         assert index.search("x" * 100_000) == []
         assert index.search("\x00" * 1000 + "login")[0].turn_id == "t"
         assert len(index.search(("login 😀 " * 200_000)[:1_000_000])) == 1
+
+
+def test_query_words_fold_as_fts5_folds_latin_and_cyrillic_letters() -> None:
+    """The query side mirrors `unicode61 remove_diacritics 2` letter by letter (Latin-1,
+    Latin Extended-A and Cyrillic: the alphabets of the languages recall speaks), except the
+    compatibility ligatures FTS5 keeps whole."""
+    letters = [
+        chr(cp)
+        for cp in [*range(0xC0, 0x180), *range(0x400, 0x500)]
+        if unicodedata.category(chr(cp)) in ("Lu", "Ll")
+    ]
+    conn = sqlean.connect(":memory:")
+    conn.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='unicode61 remove_diacritics 2')")
+    conn.executemany("INSERT INTO t(rowid, x) VALUES (?, ?)", [(ord(c), f"q{c}q") for c in letters])
+    conn.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, instance)")
+    indexed = {chr(doc): term[1:-1] for term, doc in conn.execute("SELECT term, doc FROM v")}
+    differ = {c for c in letters if fold_marks(c) != indexed[c]}
+    assert differ == set("ĲĳĿŀŉ")
+    assert fold_marks("Новый объём, Função, ÉCOLE") == "новый объём, funcao, ecole"

@@ -22,6 +22,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, select, text
 
+from history.folding import strip_marks
 from history.ranking import idf, share_of_best
 from history.store.models import TURN_COLUMNS, Turn
 from history.store.postgres import schema
@@ -63,6 +64,9 @@ class TsvectorSearch:
     def search(
         self, terms: Sequence[str], project: str | None, since: datetime | None, k: int
     ) -> Ranked:
+        # The column holds words with every mark dropped (`recall_words`); a query word keeps
+        # the marks of non-Latin letters (`й`), as FTS5 does.
+        terms = list(dict.fromkeys(strip_marks(term) for term in terms))
         with self.engine.connect() as conn:
             rows, frequency = self.counts.rows_and_counts(conn, terms)
             ordered = sorted(terms, key=lambda term: frequency[term])
