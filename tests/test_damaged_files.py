@@ -12,8 +12,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from fastapi.testclient import TestClient
 
 from history import HistoryIndex
+from history.api import create_app
 from history.cli import main
 from history.importers.base import ImportedTurn
 from history.store.sqlite import engine as sqlite_db
@@ -174,3 +176,21 @@ def test_a_moved_aside_copy_that_held_a_canary_is_gone_after_delete_damaged(
 
     assert run(tmp_path, capsys, "doctor", "--delete-damaged")[0] == 0
     assert not [path for path in tmp_path.iterdir() if CANARY.encode() in path.read_bytes()]
+
+
+def test_the_service_says_how_many_damaged_copies_a_forget_left_behind(tmp_path: Path) -> None:
+    db = filled_home(tmp_path)
+    db.write_bytes(b"not a database\n" * 100)
+    index = HistoryIndex.open(db)  # moved aside, a fresh file
+    try:
+        client = TestClient(create_app(index))
+        turn = {"turn_id": "t", "session_id": "s-3", "project": "/p", "asked": "a", "answered": "b"}
+        assert client.post("/api/code/turns", json=turn).status_code == 201
+        gone = client.delete("/api/code/sessions/s-3")
+        assert gone.json() == {"ok": True, "deleted": 1, "forgotten": 1, "damaged_copies": 1}
+        assert main(["--home", str(tmp_path), "doctor", "--delete-damaged"]) == 0
+        assert client.post("/api/code/turns", json=turn).status_code == 201
+        gone = client.delete("/api/code/projects", params={"project": "/p"})
+        assert gone.json() == {"ok": True, "deleted": 1, "forgotten": 1}  # none left to name
+    finally:
+        index.close()

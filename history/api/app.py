@@ -40,6 +40,7 @@ from history.i18n import N_
 from history.index import HistoryIndex
 from history.prepare import MAX_DAYS
 from history.query import terms
+from history.store.sqlite.damaged import copies_kept
 from history.tools.recall_history import MAX_K
 from history.version import package_version
 from history.web import page
@@ -121,6 +122,7 @@ def router(index: HistoryIndex, token: str | None = None) -> APIRouter:
     @guarded.delete(
         "/api/code/sessions/{session_id:recall_id}",
         response_model=ForgetOut,
+        response_model_exclude_none=True,
         responses={404: _error("nothing recorded for it, or already forgotten")},
         summary="Forget every turn of one conversation",
     )
@@ -129,11 +131,14 @@ def router(index: HistoryIndex, token: str | None = None) -> APIRouter:
         forgotten = index.forget_session(session_id)  # even at 0: a tombstone against imports
         if not forgotten:
             raise HTTPException(404, ALREADY_FORGOTTEN if already else NOT_RECORDED)
-        return ForgetOut(ok=True, deleted=1, forgotten=forgotten)
+        return ForgetOut(
+            ok=True, deleted=1, forgotten=forgotten, damaged_copies=copies_kept(index.engine)
+        )
 
     @guarded.delete(
         "/api/code/projects",
         response_model=ForgetOut,
+        response_model_exclude_none=True,
         responses={404: _error("nothing recorded for it, or already forgotten")},
         summary="Forget every conversation of a project",
     )
@@ -147,7 +152,12 @@ def router(index: HistoryIndex, token: str | None = None) -> APIRouter:
         forgotten = index.forget_project(project)
         if not forgotten:
             raise HTTPException(404, NO_PROJECT)
-        return ForgetOut(ok=True, deleted=sessions, forgotten=forgotten)
+        return ForgetOut(
+            ok=True,
+            deleted=sessions,
+            forgotten=forgotten,
+            damaged_copies=copies_kept(index.engine),
+        )
 
     @api.get("/healthz", response_model=HealthOut, summary="Liveness, backend and size")
     def healthz() -> HealthOut:

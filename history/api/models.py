@@ -135,6 +135,12 @@ class ForgetOut(BaseModel):
     ok: bool
     deleted: int = Field(description="conversations forgotten")
     forgotten: int = Field(description="turns forgotten")
+    damaged_copies: int | None = Field(
+        default=None,
+        description="damaged copies of the history file kept beside it (history.db.corrupt-*) "
+        "that may still hold what was forgotten: `recall doctor --delete-damaged` removes them; "
+        "absent when there are none",
+    )
 
 
 class HealthOut(BaseModel):

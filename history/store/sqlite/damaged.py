@@ -12,7 +12,10 @@ import logging
 from datetime import UTC, datetime
 from pathlib import Path
 
+from sqlalchemy import Engine
+
 from history.i18n import Messages, grouped
+from history.store.sqlite.engine import sqlite_path
 
 log = logging.getLogger(__name__)
 
@@ -99,3 +102,12 @@ def delete_damaged(database: Path) -> tuple[list[Path], int]:
                 part.unlink()
         deleted.append(copy)
     return deleted, freed
+
+
+def copies_kept(engine: Engine | None) -> int | None:
+    """How many damaged copies sit beside the SQLite file `engine` opens; None when none do
+    (or it is no file of the home: PostgreSQL, memory)."""
+    if engine is None or engine.dialect.name != "sqlite":
+        return None
+    database = sqlite_path(engine.url.render_as_string(hide_password=False))
+    return len(damaged_copies(database)) or None if database is not None else None
