@@ -6,14 +6,11 @@ from __future__ import annotations
 
 import itertools
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 from bench import common_mix
 from history.query import terms
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.bench_runs import run_bench
 
 
 def test_queries_are_one_to_four_of_the_most_frequent_words() -> None:
@@ -36,16 +33,7 @@ def test_turns_have_the_described_lengths_and_files() -> None:
 
 
 def test_a_common_mix_run_counts_the_searches_cut_short(tmp_path: Path) -> None:
-    args = ["--sizes", "300", "--queries", "5", "--records", "5", "--out", str(tmp_path)]
-    args += ["--mix", "common", "--phases", "import", "search"]
-    done = subprocess.run(
-        [sys.executable, "-m", "bench.run", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr
+    done = run_bench(tmp_path, "--records", "5", "--mix", "common", "--phases", "import", "search")
     lines = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     metrics = {(line["metric"], line["impl"]) for line in lines}
     assert ("search_every_approximate", "recall") in metrics

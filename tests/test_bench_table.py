@@ -4,24 +4,13 @@ read: a small run, every measurement line first, then one Markdown table per siz
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.bench_runs import run_bench
 
 
 def test_a_bench_run_ends_with_a_table_after_its_json_lines(tmp_path: Path) -> None:
-    args = ["--sizes", "300", "--queries", "5", "--records", "10", "--out", str(tmp_path)]
-    args += ["--phases", "import", "record", "search"]
-    done = subprocess.run(
-        [sys.executable, "-m", "bench.run", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr
+    done = run_bench(tmp_path, "--records", "10", "--phases", "import", "record", "search")
     lines = done.stdout.splitlines()
     table_starts = lines.index(next(line for line in lines if line.startswith("## Results")))
     measured = [json.loads(line) for line in lines[:table_starts] if line.startswith("{")]
