@@ -281,3 +281,15 @@ def test_doctor_reports_in_the_language(
         "Le fichier de base est sain (contrôle d'intégrité de SQLite : ok).",
         "L'index de texte intégral concorde avec la table des échanges (turns).",
     ]
+
+
+def test_a_bad_cursor_is_said_in_the_language(
+    home: Path, no_locale: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = recall(
+        capsys, "--language", "ko", "--home", str(home), "sessions", "--before", "x"
+    )
+    assert (code, err) == (
+        2,
+        "recall sessions: before는 대화 목록이 준 커서(그 `cursor`)여야 합니다\n",
+    )

@@ -98,7 +98,8 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     try:
         found = index.conversations(project, args.days, args.n + 1, args.before)
     except ValueError as bad:
-        print(_("recall sessions: {problem}", problem=bad), file=sys.stderr)
+        # The library's own words (a bad cursor is paging.BAD_CURSOR), in the catalogue.
+        print(_("recall sessions: {problem}", problem=_(str(bad))), file=sys.stderr)
         return USAGE
     page, more = found[: args.n], len(found) > args.n
     if args.json:
