@@ -263,3 +263,31 @@ def test_an_import_that_brings_a_conversation_back_stops_its_unfinished_forget(
     assert {hit.session_id for hit in index.search("lexer", k=100)} == {"back-1"}
     assert index.count() == 50
     index.close()
+
+
+def test_while_a_reader_holds_back_an_owed_scrub_records_do_not_wait_for_it(
+    tmp_path: Path,
+) -> None:
+    index = HistoryIndex.open(tmp_path / "history.db")
+    fill(index)
+    reader = sqlite_db.sqlite_driver().connect(str(tmp_path / "history.db"), isolation_level=None)
+    reader.execute("BEGIN")
+    reader.execute("SELECT count(*) FROM turns").fetchone()
+    assert index.forget_session("doomed") == 3 and index.purge_pending
+    index.watch()  # retries the scrub every second, as recall serve does
+    writer = HistoryIndex.open(tmp_path / "history.db")
+    latencies = []
+    for n in range(40):
+        started = time.monotonic()
+        assert writer.record(
+            turn_id=f"w-{n}", session_id="w", project="/work/w", asked="x", answered=""
+        )
+        latencies.append(time.monotonic() - started)
+        time.sleep(0.05)
+    assert index.purge_pending  # still held back all along
+    assert max(latencies) < 1.0, sorted(latencies)[-3:]  # the busy timeout is 5 s
+    reader.execute("COMMIT")
+    assert scrubbed_soon(index, 5) and not canary_left(tmp_path)
+    reader.close()
+    writer.close()
+    index.close()
