@@ -6,21 +6,36 @@ from __future__ import annotations
 
 import unicodedata
 
-# Letters below this are Latin (Basic Latin to Latin Extended-B); a mark after one is dropped.
+# Letters below this are Latin (Basic Latin to Latin Extended-B): their marks are dropped.
 _LATIN_END = "\u0250"
+# The combining marks FTS5 drops wherever they stand (its diacritic table); any other mark
+# separates words there, as it does here.
+_LONE_DIACRITICS = frozenset(
+    chr(cp)
+    for first, last in (
+        (0x300, 0x304), (0x306, 0x30C), (0x30F, 0x30F), (0x311, 0x311),
+        (0x31B, 0x31B), (0x323, 0x328), (0x32D, 0x32E), (0x330, 0x331),
+    )
+    for cp in range(first, last + 1)
+)  # fmt: skip
 
 
 def fold_marks(text: str) -> str:
-    """`text` lowercased, compatibility forms decomposed, the marks of Latin letters dropped."""
+    """`text` lowercased; a Latin letter loses its marks, a letter of another script keeps them,
+    a lone diacritic goes (FTS5 drops it whatever it follows), and compatibility forms such as
+    `²` stay, as FTS5 keeps them."""
     kept: list[str] = []
-    latin = False
-    for ch in unicodedata.normalize("NFKD", text.lower()):
-        if not unicodedata.combining(ch):
-            latin = ch < _LATIN_END
-        elif latin:
+    for ch in text.lower():
+        if unicodedata.combining(ch):
+            if ch not in _LONE_DIACRITICS:
+                kept.append(ch)
             continue
-        kept.append(ch)
-    return unicodedata.normalize("NFC", "".join(kept))
+        parts = unicodedata.normalize("NFD", ch)
+        if parts[0] < _LATIN_END:
+            kept.extend(part for part in parts if not unicodedata.combining(part))
+        else:
+            kept.append(ch)
+    return "".join(kept)
 
 
 def strip_marks(text: str) -> str:
