@@ -94,6 +94,13 @@ def test_the_log_keeps_one_older_file_past_a_megabyte(tmp_path: Path) -> None:
     assert (home / "recall.log").read_text().count("recall search failed") == 1
 
 
+def _as_a_terminal_command() -> None:
+    """SIGINT as a terminal's foreground command gets it: a suite started in the background
+    (`cmd &` in a script) ignores SIGINT, and a program started ignoring it never sees Ctrl-C."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 def test_ctrl_c_at_a_question_is_exit_130_without_a_traceback(tmp_path: Path) -> None:
     home = tmp_path / "home"
     leader, follower = pty.openpty()
@@ -103,6 +110,7 @@ def test_ctrl_c_at_a_question_is_exit_130_without_a_traceback(tmp_path: Path) ->
         stdout=follower,
         stderr=follower,  # without readline, Python asks on stderr
         env={**os.environ, "RECALL_HOME": str(home)},
+        preexec_fn=_as_a_terminal_command,
     )
     os.close(follower)
     try:
