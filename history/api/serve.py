@@ -1,11 +1,10 @@
 """`recall serve`: the HTTP API on uvicorn. Loopback unless a token guards it.
 
-Also `python -m history.api.serve --home H --host 127.0.0.1 --port 8765`.
+Also `python -m history.api.serve --home H --port 8765`, the same as `recall serve`.
 """
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import ipaddress
 import logging
@@ -222,29 +221,10 @@ def serve(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m history.api.serve", description="Serve the recall-history HTTP API."
-    )
-    parser.add_argument("--home", help="history home (default $RECALL_HOME or ~/.recall)")
-    parser.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=8765, help="port (default 8765)")
-    parser.add_argument("--log-level", choices=LOG_LEVELS, default="info")
-    parser.add_argument("--database-url", help="a PostgreSQL URL (default $RECALL_DATABASE_URL)")
-    parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
-    args = parser.parse_args(argv)
-    try:
-        serve(
-            args.home,
-            host=args.host,
-            port=args.port,
-            log_level=args.log_level,
-            database_url=args.database_url,
-            workers=args.workers,
-        )
-    except ValueError as refused:
-        print(f"history.api.serve: {refused}", file=sys.stderr)
-        return 2
-    return 0
+    """`python -m history.api.serve ARGS` is `recall serve ARGS`: one parser, one set of options."""
+    from history.cli import main as recall
+
+    return recall(["serve", *(sys.argv[1:] if argv is None else argv)])
 
 
 if __name__ == "__main__":
