@@ -12,19 +12,10 @@ from pathlib import Path
 import pytest
 
 from history import HistoryIndex, history_for
-from history.cli import main
+from tests.cli_runs import recall
 from tests.test_importing import FIXTURES, SESSION, hook_input, prompt, write
 
 HOOK = [sys.executable, "-m", "history.cli", "hook", "claude-code"]
-
-
-def recall(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(args))
-    except SystemExit as exit_:  # argparse's usage errors
-        code = int(exit_.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_import_prints_one_sentence_then_a_reimport_changes_nothing(

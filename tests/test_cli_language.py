@@ -20,9 +20,10 @@ from pathlib import Path
 import pytest
 
 from history import HistoryIndex
-from history.cli import argparse_words, main
+from history.cli import argparse_words
 from history.i18n import translator
 from tests import catalogues
+from tests.cli_runs import recall
 
 RECALL = Path(sys.executable).parent / "recall"
 LOCALE_VARIABLES = ("RECALL_LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE")
@@ -52,15 +53,6 @@ def no_locale(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
     for name in LOCALE_VARIABLES:
         monkeypatch.delenv(name, raising=False)
     return monkeypatch
-
-
-def recall(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(args))
-    except SystemExit as exit:  # --help, and argparse's usage errors
-        code = int(exit.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_language_option_speaks_german(

@@ -15,6 +15,7 @@ import pytest
 
 from history import HistoryIndex
 from history.cli import main
+from tests.cli_runs import recall as run_recall
 
 RECALL = Path(sys.executable).parent / "recall"
 NOW = datetime.now(UTC).replace(microsecond=0)
@@ -51,9 +52,7 @@ def home(tmp_path: Path) -> Path:
 
 
 def recall(home: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(["--home", str(home), *args])
-    out, err = capsys.readouterr()
-    return code, out, err
+    return run_recall(capsys, "--home", str(home), *args)
 
 
 def test_show_prints_the_whole_turn_as_stored(
