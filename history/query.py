@@ -29,7 +29,6 @@ _CJK = (
     "\U00020000-\U0003ffff"
 )
 _CJK_RUN = re.compile(f"[{_CJK}]+")
-_CJK_SPLIT = re.compile(f"([{_CJK}]+)")
 _TOKEN = re.compile(f"[{_CJK}]+|[^\\W_{_CJK}]+")
 _WORD = re.compile(f"[^\\W_{_CJK}]+")
 # FTS5's porter tokenizer leaves words shorter or longer than these as they are.
@@ -38,16 +37,9 @@ _stemmer = Stemmer.Stemmer("porter")
 
 
 def fold(text: str) -> str:
-    """Lowercase and strip diacritics (`Função` -> `funcao`). CJK characters stay as they are:
-    decomposing Hangul or kana would change what FTS5 indexes."""
-    if text.isascii():
-        return text.lower()
-    pieces = _CJK_SPLIT.split(text)  # other text, a CJK run, other text, ...
-    return "".join(piece if i % 2 else _fold_other(piece) for i, piece in enumerate(pieces))
-
-
-def _fold_other(text: str) -> str:
-    return fold_marks(text)
+    """Lowercase and strip the diacritics of Latin letters (`Função` -> `funcao`), as FTS5 does;
+    other scripts' letters, CJK among them, stay as they are (history.folding)."""
+    return text.lower() if text.isascii() else fold_marks(text)
 
 
 def cjk_pairs(run: str) -> list[str]:
