@@ -1,0 +1,58 @@
+"""Redaction looks for its rules' literals in one pass: it must find exactly what testing each
+literal with `in` finds, and mask exactly what trying every rule whose literal is there masks."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from history.redaction import _TOKEN_SCANS, _WORD_SCANS, _WORDS, _held, redact
+from tests.test_redact import FRAGMENTS, SECRETS
+
+SCANS = (*_TOKEN_SCANS, *_WORD_SCANS)
+LITERALS = sorted(
+    {scan.literal for scan in SCANS if scan.literal}
+    | {word for scan in SCANS for word in scan.requires}
+)
+SECRET_TEXTS = [text for text, _, _ in SECRETS]
+pieces = st.one_of(
+    st.sampled_from(LITERALS),
+    st.sampled_from(FRAGMENTS),
+    st.sampled_from(SECRET_TEXTS),
+    st.text(max_size=4),
+)
+text_with_literals = st.lists(pieces, max_size=40).map("".join)
+
+
+def tried_one_by_one(text: str) -> str:
+    """Redaction as it was before the one-pass search: each literal tested with `in`."""
+
+    def scanned(text: str, scans: str) -> str:
+        for literal, _, scan, pattern in _TOKEN_SCANS if scans == "token" else _WORD_SCANS:
+            if literal is None or literal in text:
+                text = scan(pattern, text)
+        return text
+
+    if any(len(chunk) >= 16 for chunk in text.split()):
+        text = scanned(text, "token")
+    if any(word in text.lower() for word in _WORDS):
+        text = scanned(text, "word")
+    return text
+
+
+@given(text_with_literals)
+def test_one_pass_finds_every_literal_a_text_holds(text: str) -> None:
+    assert _held(text) == {literal for literal in LITERALS if literal in text}
+
+
+@given(text_with_literals)
+def test_redaction_masks_what_trying_each_rules_literal_masks(text: str) -> None:
+    if len(text) <= 4_000:
+        assert redact(text) == tried_one_by_one(text)
+
+
+def test_a_mask_that_brings_a_literal_gets_the_rules_of_that_literal() -> None:
+    # The token's mask adds text the original did not hold; the scans after it see the new text.
+    for text in SECRET_TEXTS:
+        joined = f"{text} and {text}: password = {text}"
+        assert redact(joined) == tried_one_by_one(joined)
