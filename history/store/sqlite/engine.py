@@ -13,7 +13,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.pool import ConnectionPoolEntry, NullPool
 
 from history.query import fold, index_text
-from history.store.sqlite import fts
+from history.store.sqlite import fts, writers
 
 BUSY_TIMEOUT_MS = 5_000
 WAL_AUTOCHECKPOINT_PAGES = 10_000
@@ -78,14 +78,33 @@ def create_sqlite_engine(
             fts.INDEX_TEXT_FUNCTION, 1, _index_text_or_none, deterministic=True
         )
 
+    database = sqlite_path(url)
+
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Connection) -> None:
         # Writers ask for IMMEDIATE so they take the write lock up front and wait on busy_timeout
         # there, instead of failing half way with SQLITE_BUSY on lock upgrade.
-        mode = conn.get_execution_options().get("sqlite_begin", "DEFERRED")
-        conn.exec_driver_sql(f"BEGIN {mode}")
+        options = conn.get_execution_options()
+        mode = options.get("sqlite_begin", "DEFERRED")
+        if mode == "IMMEDIATE" and options.get("announced", True):
+            conn.info[_ANNOUNCED] = writers.announce(database)  # a forget lets it in
+        try:
+            conn.exec_driver_sql(f"BEGIN {mode}")
+        except BaseException:
+            _finished(conn)
+            raise
+
+    event.listen(engine, "commit", _finished)
+    event.listen(engine, "rollback", _finished)
 
     return engine
+
+
+_ANNOUNCED = "recall_announced_writer"
+
+
+def _finished(conn: Connection) -> None:
+    writers.done(conn.info.pop(_ANNOUNCED, None))
 
 
 def _fold_or_none(value: str | None) -> str | None:
@@ -96,9 +115,10 @@ def _index_text_or_none(value: str | None) -> str | None:
     return None if value is None else index_text(value)
 
 
-def writer(engine: Engine) -> Engine:
-    """The same engine, whose transactions start with BEGIN IMMEDIATE."""
-    return engine.execution_options(sqlite_begin="IMMEDIATE")
+def writer(engine: Engine, announced: bool = True) -> Engine:
+    """The same engine, whose transactions start with BEGIN IMMEDIATE; `announced` to a forget
+    working in steps (writers.py), which lets them in between its steps: all but its own."""
+    return engine.execution_options(sqlite_begin="IMMEDIATE", announced=announced)
 
 
 def sqlite_path(url: str) -> Path | None:

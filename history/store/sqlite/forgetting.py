@@ -21,13 +21,25 @@ from sqlalchemy import Connection, Engine, text
 from history.store import owed
 from history.store.owed import ScrubState
 from history.store.sqlite import fts
+from history.store.sqlite.writers import WaitingWriters
 
-# What one step may hold the write lock for, and the pause after it. A writer waiting on the lock
-# polls it 1, 3, 8, 18, 33, 53, 78, 103 and 128 ms after it began (SQLite's busy handler), then
-# every 50-100 ms: any pause of 25 ms that starts within its first 100 ms lets it in. A record
-# arriving during a step therefore waits at most about STEP_SECONDS + PAUSE_SECONDS.
+# What one step may hold the write lock for. A record arriving during a step waits for the rest
+# of it: writers of this package announce themselves (writers.py), and between two steps the
+# forget waits until those waiting are through, for at most LET_IN_SECONDS.
 STEP_SECONDS = 0.04
+LET_IN_SECONDS = 1.0
+# Writers that do not announce themselves (another program, an older recall) are let in by a
+# blind pause now and then: their busy handler polls every 50-100 ms once it has waited 128 ms,
+# so they wait at most about BLIND_EVERY_SECONDS.
+BLIND_EVERY_SECONDS, BLIND_PAUSE_SECONDS = 2.0, 0.1
+# Where no writer can be seen, a pause after every step. A writer waiting on the lock polls it
+# 1, 3, 8, 18, 33, 53, 78, 103 and 128 ms after it began (SQLite's busy handler): any pause of
+# 25 ms that starts within its first 100 ms lets it in.
 PAUSE_SECONDS = 0.025
+# The WAL is copied back into the database (a passive checkpoint, which takes no write lock)
+# after this much step work: every step would pay the checkpoint's syncs, never would leave the
+# final, lock-holding checkpoint a WAL as large as the whole rewrite to copy.
+CHECKPOINT_EVERY_SECONDS = 0.5
 FIRST_BATCH_TURNS = 25
 FIRST_MERGE_PAGES = 32
 
@@ -53,12 +65,29 @@ class StepSizes:
 
 
 class SqliteScrub:
-    def __init__(self, writer: Engine, full_text: bool, secure_delete: bool) -> None:
-        self._writer = writer
+    def __init__(
+        self, writer: Engine, full_text: bool, secure_delete: bool, writers: WaitingWriters
+    ) -> None:
+        self._writer = writer  # unannounced: the writers it waits for are the others
         self.full_text = full_text
         self.secure_delete = secure_delete
+        self.writers = writers
         self.sizes = StepSizes()
         self.pause = PAUSE_SECONDS
+        self._unseen = 0.0  # step work since writers that cannot be seen were let in
+        self._unsynced = 0.0  # step work since the last checkpoint
+
+    def between_steps(self, checkpoint: Callable[[], None]) -> None:
+        """Let the writers waiting on the lock through; now and then copy the WAL back."""
+        started = time.monotonic()
+        if self._unsynced >= CHECKPOINT_EVERY_SECONDS:
+            checkpoint()
+            self._unsynced = 0.0
+        if self.writers.let_in(LET_IN_SECONDS) is None:  # writers cannot be seen here
+            time.sleep(max(0.0, self.pause - (time.monotonic() - started)))
+        elif self._unseen >= BLIND_EVERY_SECONDS:
+            time.sleep(BLIND_PAUSE_SECONDS)
+            self._unseen = 0.0
 
     def delete_step(self) -> bool:
         """Delete a batch of the turns `forget_work` lists; False when none were left."""
@@ -122,6 +151,8 @@ class SqliteScrub:
 
     def _adapt(self, doing: str, began: float) -> None:
         elapsed = time.monotonic() - began
+        self._unseen += elapsed
+        self._unsynced += elapsed
         # A step that ran long has pushed a waiting writer's busy handler to polling every 50 to
         # 100 ms: a pause as long as the step still lets it in.
         self.pause = max(PAUSE_SECONDS, elapsed)

@@ -20,10 +20,11 @@ from history.store.rows import chunks as _chunks
 from history.store.rows import scope as _scope
 from history.store.sql_repository import SqlTurnRepository
 from history.store.sqlite import fts
-from history.store.sqlite.engine import writer
+from history.store.sqlite.engine import sqlite_path, writer
 from history.store.sqlite.forgetting import SqliteScrub
 from history.store.sqlite.fts_search import FtsSearch
 from history.store.sqlite.like_search import search_like
+from history.store.sqlite.writers import WaitingWriters
 
 # A forget of more turns than this deletes them in batches (forgetting.py); fewer go in one
 # transaction, FTS5's secure-delete scrubbing each row (a few ms a row).
@@ -44,7 +45,10 @@ class SqliteTurnRepository(SqlTurnRepository):
         self.full_text = full_text
         self.secure_delete = secure_delete
         self._fts = FtsSearch(engine)
-        self._scrub = SqliteScrub(self._writer, full_text, secure_delete)
+        database = sqlite_path(engine.url.render_as_string(hide_password=False))
+        self._scrub = SqliteScrub(
+            writer(engine, announced=False), full_text, secure_delete, WaitingWriters(database)
+        )
 
     def search(
         self, terms: Sequence[str], project: str | None, since: datetime | None, k: int
@@ -131,12 +135,7 @@ class SqliteTurnRepository(SqlTurnRepository):
             self._between_steps()
 
     def _between_steps(self) -> None:
-        """Leave the write lock free for the writers waiting on it; meanwhile copy what the
-        step wrote back into the database (a passive checkpoint takes no write lock), so that
-        neither a record's commit nor the final checkpoint has a large WAL to copy."""
-        started = time.monotonic()
-        self.checkpoint()
-        time.sleep(max(0.0, self._scrub.pause - (time.monotonic() - started)))
+        self._scrub.between_steps(self.checkpoint)
 
     def purge(self) -> bool:
         return self.scrub(None) == "done"
