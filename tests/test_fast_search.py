@@ -18,10 +18,19 @@ from sqlalchemy import text
 
 from history import HistoryIndex, Hit, project_key
 from history.ranking import exact_form_bonus, idf, score_bound, share_of_best
-from history.store.sqlite import fts, fts_search
+from history.store.sqlite import exact_forms, fts, fts_search, rank_extension
 from history.store.sqlite.fts import project_tag
 
 NOW = datetime.now(UTC)
+
+
+@pytest.fixture(autouse=True, params=["recall_bm25", "bm25()"])
+def ranking_function(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every test runs with the compiled recall_bm25 (where this install built it) and with
+    FTS5's bm25(), which the search falls back to where it did not."""
+    if request.param == "bm25()":
+        monkeypatch.setenv(rank_extension.DISABLE_VARIABLE, "1")
+    return str(request.param)
 
 
 @pytest.fixture
@@ -105,9 +114,9 @@ def test_a_common_word_is_not_ranked_when_it_cannot_change_the_top_k(
     ranked: list[tuple[tuple[str, ...], tuple[str, ...]]] = []
     real = fts_search._ranked
 
-    def spy(conn: Any, held: Any, any_of: Any, *rest: Any) -> Any:
-        ranked.append((tuple(held), tuple(any_of)))
-        return real(conn, held, any_of, *rest)
+    def spy(conn: Any, part: Any, *rest: Any) -> Any:
+        ranked.append((part.held, part.any_of))
+        return real(conn, part, *rest)
 
     monkeypatch.setattr(fts_search, "_ranked", spy)
     hits = index.search("zeppelin step", k=3)  # zeppelin: 10 turns, step: all 80
@@ -205,3 +214,29 @@ def test_an_update_of_the_project_alone_reindexes_the_row(index: HistoryIndex) -
         conn.execute(text("UPDATE turns SET project = '/moved' WHERE turn_id = 't00'"))
     assert [hit.turn_id for hit in index.search("zeppelin", project="/moved")] == ["t00"]
     assert "t00" not in [hit.turn_id for hit in index.search("zeppelin", project="/p0", k=10)]
+
+
+def test_a_turn_the_exact_form_lifts_from_below_the_candidates_is_found_or_flagged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # bm25 ranks "proactiveness" said twice above "proactive" said once; the bonus for the form
+    # typed lifts the older turn over all of them. Each part returns its best few by bm25.
+    index = HistoryIndex.open(tmp_path / "history.db")
+    texts = ["we were proactive here"] + ["proactiveness, proactiveness here"] * 12
+    texts += [f"filler turn {n}" for n in range(60)]
+    for n, asked in enumerate(texts):
+        index.record(
+            turn_id=f"t{n:02d}",
+            session_id="s",
+            project="/p",
+            asked=asked,
+            answered="",
+            asked_at=NOW - timedelta(hours=100 - n),
+        )
+    found = index.search("proactive", k=1)
+    assert [hit.turn_id for hit in found] == ["t00"]
+    assert not found.approximate
+    monkeypatch.setattr(exact_forms, "CANDIDATES_PER_PART", 3)
+    found = index.search("proactive", k=1)
+    assert found.approximate  # t00 was below the 3 + 1 candidates: the result says so
+    index.close()

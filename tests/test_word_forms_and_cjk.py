@@ -126,9 +126,9 @@ def test_a_cjk_query_takes_the_fast_paths_in_parts(
     ranked: list[list[str]] = []
     original = fts_search._ranked
 
-    def spy(conn, held, any_of, *rest):  # type: ignore[no-untyped-def]
-        ranked.append([*held, *any_of])
-        return original(conn, held, any_of, *rest)
+    def spy(conn, part, *rest):  # type: ignore[no-untyped-def]
+        ranked.append([*part.held, *part.any_of])
+        return original(conn, part, *rest)
 
     monkeypatch.setattr(fts_search, "_ranked", spy)
     assert [hit.turn_id for hit in opened.search("登录函数")][:1] == ["zh"]

@@ -13,7 +13,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.pool import ConnectionPoolEntry, NullPool
 
 from history.query import fold, index_text
-from history.store.sqlite import fts, writers
+from history.store.sqlite import fts, rank_extension, writers
 
 BUSY_TIMEOUT_MS = 5_000
 WAL_AUTOCHECKPOINT_PAGES = 10_000
@@ -54,7 +54,7 @@ def create_sqlite_engine(
     first = ["locking_mode = EXCLUSIVE"] if exclusive else []
 
     @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_conn: sqlite3.Connection, _record: ConnectionPoolEntry) -> None:
+    def _on_connect(dbapi_conn: sqlite3.Connection, record: ConnectionPoolEntry) -> None:
         # The driver's own transaction handling would BEGIN lazily and DEFERRED; take it over.
         dbapi_conn.isolation_level = None
         cursor = dbapi_conn.cursor()
@@ -77,6 +77,8 @@ def create_sqlite_engine(
         dbapi_conn.create_function(
             fts.INDEX_TEXT_FUNCTION, 1, _index_text_or_none, deterministic=True
         )
+        # FTS5's bm25() with the word counts handed in, where the compiled library loads.
+        record.info[rank_extension.FUNCTION] = rank_extension.load(dbapi_conn)
 
     database = sqlite_path(url)
 

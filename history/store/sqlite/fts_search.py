@@ -15,6 +15,7 @@ work budget is spent, a part is ranked in its newest turns only, and the result 
 from __future__ import annotations
 
 import heapq
+import math
 import threading
 from collections.abc import Sequence
 from datetime import datetime
@@ -23,10 +24,10 @@ from typing import Any
 from sqlalchemy import Connection, Dialect, Engine, select, text
 
 from history.query import fts_match, quote, stem
-from history.ranking import COLUMN_WEIGHTS, exact_form_bonus, idf, score_bound, share_of_best
+from history.ranking import COLUMN_WEIGHTS, idf, score_bound, share_of_best
 from history.store.models import TURN_COLUMNS, Turn, UtcDateTime
 from history.store.rows import Ranked
-from history.store.sqlite import fts
+from history.store.sqlite import exact_forms, fts, rank_extension
 
 # What one search may cost FTS5, in rows scored. Each word in a MATCH also costs a read of its
 # posting list (bm25 counts its turns): a posting costs about a fiftieth of a scored row.
@@ -39,22 +40,14 @@ POSTINGS_READ_PER_ROW_SCORED = 50
 WINDOW_ROWS = 2_000
 # Below this many turns counting is cheap, and always fresh.
 CACHE_FROM_ROWS = 20_000
-# Ranked beyond k in each part: SQL breaks ties by rowid, and the newer turn (asked_at) must win;
-# and the exact-form bonus can lift a turn over others above it by bm25 (at 50k turns, 20 kept the
-# top 5 of the shipped scoring 0.931 of the time every project, 60 keeps it 0.988).
-TIE_MARGIN = 60
 # The project tag column weighs nothing: it only narrows.
-_BM25 = f"bm25({fts.FTS_TABLE}, {', '.join(str(w) for w in (*COLUMN_WEIGHTS, 0.0))})"
-_RANKED_FROM = f"SELECT {fts.FTS_TABLE}.rowid, {_BM25} AS score FROM {fts.FTS_TABLE}"
+_WEIGHTS = ", ".join(str(w) for w in (*COLUMN_WEIGHTS, 0.0))
+_BM25 = f"bm25({fts.FTS_TABLE}, {_WEIGHTS})"
 _RANKED_WHERE = (
     f" WHERE {fts.FTS_TABLE} MATCH ? AND {fts.FTS_TABLE}.rowid > ?"
     f" ORDER BY score, {fts.FTS_TABLE}.rowid DESC LIMIT ?"
 )
-_RANKED = _RANKED_FROM + _RANKED_WHERE
-_RANKED_SINCE = (
-    f"{_RANKED_FROM} JOIN turns ON turns.id = {fts.FTS_TABLE}.rowid AND turns.asked_at >= ?"
-    + _RANKED_WHERE
-)
+_SINCE = f" JOIN turns ON turns.id = {fts.FTS_TABLE}.rowid AND turns.asked_at >= ?"
 _OLDEST_KEPT = (
     f"SELECT rowid FROM {fts.FTS_TABLE} WHERE {fts.FTS_TABLE} MATCH ?"
     " ORDER BY rowid DESC LIMIT 1 OFFSET ?"
@@ -63,18 +56,22 @@ _ASKED_AT = [c.key for c in TURN_COLUMNS].index("asked_at")
 
 
 class _Best:
-    """The scores found so far, by rowid, and the k-th best of them: the bar a turn must pass."""
+    """The scores found so far, by rowid, and the k-th best of them: the bar a turn must pass;
+    and the most a turn some part left out (below its LIMIT) can score."""
 
     def __init__(self, k: int) -> None:
         self.k = k
         self.scores: dict[int, float] = {}
+        self.unseen = -math.inf
 
-    def add(self, found: dict[int, float]) -> None:
+    def add(self, found: dict[int, float], limit: int) -> None:
         """Keep each turn's best score: a part that left out some of its words scores it low.
         A score of 0 is no match: the word was some project's tag, in the weightless column."""
         for rowid, score in found.items():
             if score > self.scores.get(rowid, 0.0):
                 self.scores[rowid] = score
+        if len(found) >= limit:
+            self.unseen = max(self.unseen, min(found.values()))
 
     def bar(self) -> float:
         if len(self.scores) < self.k:
@@ -83,19 +80,21 @@ class _Best:
 
 
 class _Budget:
-    """The work one search may give FTS5, part by part: reading the posting list of every word
-    in a MATCH (bm25 counts each word's turns) and scoring the rows the part matches. A part over
-    what is left is ranked in its newest rows only; the first part always runs."""
+    """The work one search may give FTS5, part by part: scoring the rows the part matches and,
+    when bm25() ranks (not recall_bm25, which is given the counts), reading the posting list of
+    every word in a MATCH (bm25 counts each word's turns). A part over what is left is ranked in
+    its newest rows only; the first part always runs."""
 
-    def __init__(self, frequency: dict[str, int], tag: str | None) -> None:
-        self.frequency, self.tag = frequency, tag
+    def __init__(self, frequency: dict[str, int], tag: str | None, counts_read: bool) -> None:
+        self.frequency, self.tag, self.counts_read = frequency, tag, counts_read
         self.row_cost = 1.0 if tag is None else PROJECT_ROW_COST
         self.left: float = WORK_BUDGET
 
     def _cost(self, held: Sequence[str], any_of: Sequence[str]) -> tuple[float, int]:
         """The cost of the reads, and the most rows the part can match."""
         tag = [self.tag] if self.tag else []
-        reads = sum(self.frequency[word] for word in [*held, *any_of, *tag])
+        counted = [*held, *any_of, *tag] if self.counts_read else []
+        reads = sum(self.frequency[word] for word in counted)
         most = min([sum(self.frequency[word] for word in held), *(self.frequency[t] for t in tag)])
         return reads / POSTINGS_READ_PER_ROW_SCORED, most
 
@@ -133,12 +132,14 @@ class FtsSearch:
             tag = fts.project_tag(project) if project is not None else None
             stored_since = _stored(since, conn.dialect) if since is not None else None
             frequency = self._frequencies(conn, [*terms, *([tag] if tag else [])], indexed)
-            budget = _Budget(frequency, tag)
+            counts = frequency if conn.connection.info.get(rank_extension.FUNCTION) else None
+            budget = _Budget(frequency, tag, counts_read=counts is None)
             # A cached count of 0 may be stale: such a term comes first, where FTS5 counts.
             ordered = sorted(terms, key=lambda term: frequency[term])
             term_idf = {term: idf(indexed, frequency[term]) for term in terms}
             ceiling = [score_bound(term_idf[term]) for term in ordered]
             best = _Best(k)
+            limit = k + exact_forms.CANDIDATES_PER_PART
             cut_short = False
 
             def rank(held: Sequence[str], any_of: Sequence[str]) -> None:
@@ -147,8 +148,9 @@ class FtsSearch:
                 if window is None:
                     cut_short = True
                     return
-                found, whole = _ranked(conn, held, any_of, tag, stored_since, k, window)
-                best.add(found)
+                part = _Part(held, any_of, tag)
+                found, whole = _ranked(conn, part, counts, stored_since, limit, window)
+                best.add(found, limit)
                 cut_short = cut_short or not whole
 
             at_once = budget.fits(ordered)
@@ -163,19 +165,17 @@ class FtsSearch:
                     rank([term], later)
                 if ceiling[i] >= best.bar():
                     rank([term], [])
-            ranked = heapq.nlargest(k + TIE_MARGIN, best.scores.items(), key=lambda item: item[1])
-            rows = conn.execute(
-                select(Turn.id, *TURN_COLUMNS).where(Turn.id.in_([rowid for rowid, _ in ranked]))
+            final, proven = exact_forms.with_bonus(
+                conn, terms, term_idf, best.scores, best.unseen, k
             )
-            # A turn's score is its bm25 plus the exact-form bonus, which only the best k +
-            # TIE_MARGIN by bm25 are given: a turn further down would need a bonus larger than
-            # the gap (bench/RESULTS.md measures how often the top 5 then differs).
-            scored: list[tuple[Any, float]] = [
-                (row[1:], best.scores[row.id] + _bonus(terms, row, term_idf)) for row in rows
-            ]
+            top = heapq.nlargest(k, final.values())
+            kept = [rowid for rowid, score in final.items() if top and score >= top[-1]]
+            rows = conn.execute(select(Turn.id, *TURN_COLUMNS).where(Turn.id.in_(kept)))
+            scored: list[tuple[Any, float]] = [(row[1:], final[row.id]) for row in rows]
         scored.sort(key=lambda pair: (-pair[1], -pair[0][_ASKED_AT].timestamp()))
         bounds = [score_bound(value) for value in term_idf.values()]
-        return Ranked([(row, share_of_best(score, bounds)) for row, score in scored[:k]], cut_short)
+        ranked = [(row, share_of_best(score, bounds)) for row, score in scored[:k]]
+        return Ranked(ranked, cut_short or not proven)
 
     def _frequencies(self, conn: Connection, terms: Sequence[str], rows: int) -> dict[str, int]:
         """Document frequencies from fts5vocab: counting one reads its posting list, so on a
@@ -206,37 +206,53 @@ class FtsSearch:
             return {term: self._document_frequency.get(term, 0) for term in terms}
 
 
+class _Part:
+    """The turns that hold one of `held`, and one of `any_of` if given, in the project `tag`."""
+
+    def __init__(self, held: Sequence[str], any_of: Sequence[str], tag: str | None) -> None:
+        self.held, self.any_of = tuple(held), tuple(any_of)
+        match = _words(held)
+        if any_of:
+            match = f"{match} AND {_words(any_of)}"
+        if tag is not None:
+            match = f"{match} AND {fts.PROJECT_TAG} : {quote(tag)}"
+        self.match = match
+        self.phrases = [*held, *any_of, *([tag] if tag is not None else [])]
+
+    def ranking(self, counts: dict[str, int] | None) -> tuple[str, list[int | None]]:
+        """The ranking function's SQL and its parameters: bm25(), or recall_bm25 given each
+        phrase's count (None, which it counts itself, where the cache has none)."""
+        if counts is None:
+            return _BM25, []
+        given = [counts.get(phrase) or None for phrase in self.phrases]
+        marks = ", ".join("?" for _ in given)
+        return f"{rank_extension.FUNCTION}({fts.FTS_TABLE}, {_WEIGHTS}, {marks})", given
+
+
 def _ranked(
     conn: Connection,
-    held: Sequence[str],
-    any_of: Sequence[str],
-    tag: str | None,
+    part: _Part,
+    counts: dict[str, int] | None,
     since: str | None,
-    k: int,
+    limit: int,
     window: int,
 ) -> tuple[dict[int, float], bool]:
-    """The best turns (rowid: score) that hold one of `held` and one of `any_of` if given,
-    among the newest `window` such turns (0: all), ranked by FTS5's bm25 over those words; and
-    whether that was all of them (the window held every match).
+    """The best `limit` turns (rowid: score) of `part`, among its newest `window` turns (0:
+    all), ranked by bm25 over its words; and whether that was all of them (the window held
+    every match).
     Plain SQL: a search runs several of these, and building each through SQLAlchemy cost more
     than a small one takes to run."""
-    match = _words(held)
-    if any_of:
-        match = f"{match} AND {_words(any_of)}"
-    if tag is not None:
-        match = f"{match} AND {fts.PROJECT_TAG} : {quote(tag)}"
     floor = 0
     if window:  # FTS5 walks rowids newest first without scoring: cheap
-        floor = conn.exec_driver_sql(_OLDEST_KEPT, (match, window)).scalar() or 0
+        floor = conn.exec_driver_sql(_OLDEST_KEPT, (part.match, window)).scalar() or 0
+    function, given = part.ranking(counts)
+    sql = f"SELECT {fts.FTS_TABLE}.rowid, {function} AS score FROM {fts.FTS_TABLE}"
+    limits = (part.match, floor, limit)
     if since is None:
-        rows = conn.exec_driver_sql(_RANKED, (match, floor, k + TIE_MARGIN))
+        rows = conn.exec_driver_sql(sql + _RANKED_WHERE, (*given, *limits))
     else:
-        rows = conn.exec_driver_sql(_RANKED_SINCE, (since, match, floor, k + TIE_MARGIN))
+        rows = conn.exec_driver_sql(sql + _SINCE + _RANKED_WHERE, (*given, since, *limits))
     return {rowid: -float(score) for rowid, score in rows}, floor == 0
-
-
-def _bonus(terms: Sequence[str], row: Any, term_idf: dict[str, float]) -> float:
-    return exact_form_bonus(terms, (row.asked, row.answered, row.files), term_idf)
 
 
 def _stored(when: datetime, dialect: Dialect) -> str:

@@ -1,0 +1,147 @@
+/*
+** recall_bm25(): FTS5's bm25() with each phrase's document frequency given as an argument.
+**
+**   recall_bm25(turns_fts, weight_1, ..., weight_nCol, rows_1, ..., rows_nPhrase)
+**
+** FTS5's own bm25() counts the rows holding each phrase of the MATCH before it scores the first
+** row, by reading the phrase's whole posting list: ~13 ms per statement at a million turns for a
+** word in 60% of them, paid again by every statement that names the word. The search keeps
+** those counts (history/store/sqlite/fts_search.py) and hands them in. A count that is missing,
+** NULL or below 1 is counted here as bm25() does. Everything else is bm25()'s own arithmetic
+** (sqlite/ext/fts5/fts5_aux.c): same k1, b, idf floor and column weights, so the scores are
+** bm25()'s to the last bit when the counts are the index's.
+**
+** Built by `pip install -e .` (setup.py, optional: without a compiler the search falls back to
+** bm25()) and loaded into each connection by history/store/sqlite/rank_extension.py.
+*/
+#include <sqlite3ext.h>
+SQLITE_EXTENSION_INIT1
+
+#include <math.h>
+#include <string.h>
+
+typedef struct RankData RankData;
+struct RankData {
+  int nPhrase;
+  double avgdl;
+  double *aIDF;
+  double *aFreq;
+};
+
+static int recallCountRow(const Fts5ExtensionApi *pApi, Fts5Context *pFts, void *pUser) {
+  (void)pApi;
+  (void)pFts;
+  (*(sqlite3_int64 *)pUser)++;
+  return SQLITE_OK;
+}
+
+/* Per statement, once: the average row length and each phrase's idf. */
+static int recallRankData(const Fts5ExtensionApi *pApi, Fts5Context *pFts, int nVal,
+                          sqlite3_value **apVal, RankData **ppData) {
+  RankData *p = (RankData *)pApi->xGetAuxdata(pFts, 0);
+  int rc = SQLITE_OK;
+  if (p == 0) {
+    int nPhrase = pApi->xPhraseCount(pFts);
+    int nCol = pApi->xColumnCount(pFts);
+    sqlite3_int64 nRow = 0;
+    sqlite3_int64 nToken = 0;
+    int i;
+    p = (RankData *)sqlite3_malloc64(sizeof(RankData) + sizeof(double) * 2 * (nPhrase + 1));
+    if (p == 0) return SQLITE_NOMEM;
+    memset(p, 0, sizeof(RankData) + sizeof(double) * 2 * (nPhrase + 1));
+    p->nPhrase = nPhrase;
+    p->aIDF = (double *)&p[1];
+    p->aFreq = &p->aIDF[nPhrase + 1];
+    rc = pApi->xRowCount(pFts, &nRow);
+    if (rc == SQLITE_OK) rc = pApi->xColumnTotalSize(pFts, -1, &nToken);
+    if (rc == SQLITE_OK) p->avgdl = nRow > 0 ? (double)nToken / (double)nRow : 1.0;
+    for (i = 0; rc == SQLITE_OK && i < nPhrase; i++) {
+      sqlite3_int64 nHit = 0;
+      int iArg = nCol + i;
+      if (iArg < nVal && sqlite3_value_type(apVal[iArg]) == SQLITE_INTEGER) {
+        nHit = sqlite3_value_int64(apVal[iArg]);
+      }
+      if (nHit < 1) {
+        nHit = 0;
+        rc = pApi->xQueryPhrase(pFts, i, (void *)&nHit, recallCountRow);
+      }
+      if (rc == SQLITE_OK) {
+        double idf = log(((double)nRow - (double)nHit + 0.5) / ((double)nHit + 0.5));
+        p->aIDF[i] = idf <= 0.0 ? 1e-6 : idf;
+      }
+    }
+    if (rc == SQLITE_OK) {
+      rc = pApi->xSetAuxdata(pFts, (void *)p, sqlite3_free);
+    } else {
+      sqlite3_free(p);
+    }
+    if (rc != SQLITE_OK) p = 0;
+  }
+  *ppData = p;
+  return rc;
+}
+
+static void recallBm25(const Fts5ExtensionApi *pApi, Fts5Context *pFts, sqlite3_context *pCtx,
+                       int nVal, sqlite3_value **apVal) {
+  const double k1 = 1.2;
+  const double b = 0.75;
+  RankData *pData = 0;
+  double score = 0.0;
+  double D = 0.0;
+  int nInst = 0;
+  int i;
+  int rc = recallRankData(pApi, pFts, nVal, apVal, &pData);
+  if (rc == SQLITE_OK) {
+    memset(pData->aFreq, 0, sizeof(double) * (pData->nPhrase + 1));
+    rc = pApi->xInstCount(pFts, &nInst);
+  }
+  for (i = 0; rc == SQLITE_OK && i < nInst; i++) {
+    int ip = 0;
+    int ic = 0;
+    int io = 0;
+    rc = pApi->xInst(pFts, i, &ip, &ic, &io);
+    if (rc == SQLITE_OK && ip >= 0 && ip < pData->nPhrase) {
+      double w = (nVal > ic) ? sqlite3_value_double(apVal[ic]) : 1.0;
+      pData->aFreq[ip] += w;
+    }
+  }
+  if (rc == SQLITE_OK) {
+    int nTok = 0;
+    rc = pApi->xColumnSize(pFts, -1, &nTok);
+    D = (double)nTok;
+  }
+  for (i = 0; rc == SQLITE_OK && i < pData->nPhrase; i++) {
+    double f = pData->aFreq[i];
+    score += pData->aIDF[i] * ((f * (k1 + 1.0)) / (f + k1 * (1 - b + b * D / pData->avgdl)));
+  }
+  if (rc == SQLITE_OK) {
+    sqlite3_result_double(pCtx, -1.0 * score);
+  } else {
+    sqlite3_result_error_code(pCtx, rc);
+  }
+}
+
+static fts5_api *recallFts5Api(sqlite3 *db) {
+  fts5_api *pApi = 0;
+  sqlite3_stmt *pStmt = 0;
+  if (sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &pStmt, 0) == SQLITE_OK) {
+    sqlite3_bind_pointer(pStmt, 1, (void *)&pApi, "fts5_api_ptr", 0);
+    sqlite3_step(pStmt);
+  }
+  sqlite3_finalize(pStmt);
+  return pApi;
+}
+
+#ifdef _WIN32
+__declspec(dllexport)
+#endif
+int sqlite3_recallrank_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *pApi) {
+  fts5_api *pFts5;
+  SQLITE_EXTENSION_INIT2(pApi);
+  pFts5 = recallFts5Api(db);
+  if (pFts5 == 0 || pFts5->iVersion < 2) {
+    *pzErrMsg = sqlite3_mprintf("recall_bm25 needs FTS5");
+    return SQLITE_ERROR;
+  }
+  return pFts5->xCreateFunction(pFts5, "recall_bm25", 0, recallBm25, 0);
+}
