@@ -22,9 +22,9 @@ from history.ranking import EXACT_FORM_BONUS, exact_form_bonus
 # Rows each part returns by bm25 (its SQL LIMIT): ranking them costs FTS5 no more than ranking
 # fewer; only the ones within reach of the top k are given the bonus.
 CANDIDATES_PER_PART = 200
-# Candidates given the bonus per round trip, and at most per search (its text is read and
-# folded in Python, ~30 us a candidate).
-BATCH = 64
+# Candidates given the bonus in the first round trip (then twice as many each time), and at most
+# per search: each one's text is read and folded in Python, ~30-70 us a candidate.
+FIRST_BATCH = 8
 MOST_BONUSED = 640
 
 
@@ -42,15 +42,16 @@ def with_bonus(
     largest = EXACT_FORM_BONUS * sum(term_idf.values())
     ordered = sorted(scores.items(), key=lambda item: -item[1])
     final: dict[int, float] = {}
-    done = 0
+    done, size = 0, max(k, FIRST_BATCH)
     while done < len(ordered) and done < MOST_BONUSED:
         bar = _kth(final, k)
-        batch = [rowid for rowid, score in ordered[done : done + BATCH] if score + largest >= bar]
+        batch = [rowid for rowid, score in ordered[done : done + size] if score + largest >= bar]
         if not batch:
             break
         for rowid, texts in _texts(conn, batch):
             final[rowid] = scores[rowid] + exact_form_bonus(terms, texts, term_idf)
-        done += BATCH
+        done += size
+        size *= 2
     bar = _kth(final, k)
     left = ordered[done][1] if done < len(ordered) else -math.inf
     reach = max(left, unseen)

@@ -29,12 +29,17 @@ from history.store.models import TURN_COLUMNS, Turn, UtcDateTime
 from history.store.rows import Ranked
 from history.store.sqlite import exact_forms, fts, rank_extension
 
-# What one search may cost FTS5, in rows scored. Each word in a MATCH also costs a read of its
-# posting list (bm25 counts its turns): a posting costs about a fiftieth of a scored row.
-WORK_BUDGET = 20_000
+# What one search may cost FTS5, in rows scored. With bm25() (not recall_bm25), each word in a
+# MATCH also costs a read of its posting list: a posting costs about a fiftieth of a scored row.
+# At 1M turns of the standard mix, 20,000 cut 40% of the searches short every project (top-5
+# overlap with the exhaustive ranking 0.87), 40,000 cut 20% (0.94), 80,000 9% (0.98) at twice
+# the CPU p95 (bench/RESULTS.md).
+WORK_BUDGET = 40_000
 # A row scored in a project-scoped search costs about this many (FTS5 also steps through the
-# project tag's postings, and bm25 reads the tag's hits in every row).
-PROJECT_ROW_COST = 2.0
+# project tag's postings, and the ranking reads the tag's hits in every row); the rows a
+# project-scoped search may rank are as many as before the budget doubled, which kept its top 5
+# 0.99 of the exhaustive one's at 1M.
+PROJECT_ROW_COST = 4.0
 POSTINGS_READ_PER_ROW_SCORED = 50
 # The fewest newest rows a part over the budget is ranked in.
 WINDOW_ROWS = 2_000
@@ -142,29 +147,31 @@ class FtsSearch:
             limit = k + exact_forms.CANDIDATES_PER_PART
             cut_short = False
 
-            def rank(held: Sequence[str], any_of: Sequence[str]) -> None:
+            def rank(held: Sequence[str], any_of: Sequence[str], without: Sequence[str]) -> None:
                 nonlocal cut_short
                 window = budget.window(held, any_of)
                 if window is None:
                     cut_short = True
                     return
-                part = _Part(held, any_of, tag)
+                part = _Part(held, any_of, tag, without)
                 found, whole = _ranked(conn, part, counts, stored_since, limit, window)
                 best.add(found, limit)
                 cut_short = cut_short or not whole
 
             at_once = budget.fits(ordered)
             if at_once:  # every matching turn in one ranking: the exhaustive one
-                rank(ordered, [])
+                rank(ordered, [], [])
             for i, term in enumerate([] if at_once else ordered):
                 if sum(ceiling[i:]) < best.bar():
                     break
-                # The turns holding this word and a commoner one, then those holding it alone
-                # (scored without the others: below their real score, which another part has).
+                # The turns holding this word and a commoner one, then those holding it alone.
+                # With bm25(), "alone" is every turn holding it (scored without the others:
+                # below their real score, which the first part has): a NOT would make bm25
+                # count the commoner words' turns once more.
                 if later := ordered[i + 1 :]:
-                    rank([term], later)
+                    rank([term], later, [])
                 if ceiling[i] >= best.bar():
-                    rank([term], [])
+                    rank([term], [], later if counts is not None else [])
             final, proven = exact_forms.with_bonus(
                 conn, terms, term_idf, best.scores, best.unseen, k
             )
@@ -207,17 +214,26 @@ class FtsSearch:
 
 
 class _Part:
-    """The turns that hold one of `held`, and one of `any_of` if given, in the project `tag`."""
+    """The turns that hold one of `held`, and one of `any_of` if given, and none of `without`,
+    in the project `tag`."""
 
-    def __init__(self, held: Sequence[str], any_of: Sequence[str], tag: str | None) -> None:
+    def __init__(
+        self,
+        held: Sequence[str],
+        any_of: Sequence[str],
+        tag: str | None,
+        without: Sequence[str] = (),
+    ) -> None:
         self.held, self.any_of = tuple(held), tuple(any_of)
         match = _words(held)
         if any_of:
             match = f"{match} AND {_words(any_of)}"
+        if without:
+            match = f"({match} NOT {_words(without)})"
         if tag is not None:
             match = f"{match} AND {fts.PROJECT_TAG} : {quote(tag)}"
         self.match = match
-        self.phrases = [*held, *any_of, *([tag] if tag is not None else [])]
+        self.phrases = [*held, *any_of, *without, *([tag] if tag is not None else [])]
 
     def ranking(self, counts: dict[str, int] | None) -> tuple[str, list[int | None]]:
         """The ranking function's SQL and its parameters: bm25(), or recall_bm25 given each
