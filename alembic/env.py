@@ -31,7 +31,7 @@ def include_name(name: str | None, type_: str, parent_names: object) -> bool:
     if type_ == "column":
         return name != pg_schema.VECTOR_COLUMN
     if type_ == "index":
-        return name != pg_schema.VECTOR_INDEX
+        return name not in (pg_schema.VECTOR_INDEX, pg_schema.ASKED_INDEX)
     return True
 
 

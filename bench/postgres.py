@@ -6,7 +6,8 @@ overlap, record latency and forgetting, on a database `bench.importer` filled.
 
 The naive query ranks every turn matching any query word by the same score (each word's idf
 times its ts_rank), then keeps the best five: the reference the fast path's top 5 is compared
-with. `--phases forget` removes turns: run it last, or on a copy.
+with. `--phases import` adds turns (`record_many` in batches) and `--phases forget` removes
+them: run them last, or on a copy (`createdb -T`).
 Every number is one JSON line (`{"size", "metric", "impl", "value", "unit"}`), impl `recall`
 (the project's search) or `naive`.
 """
@@ -17,13 +18,14 @@ import argparse
 import itertools
 import time
 from collections.abc import Sequence
-from dataclasses import fields
+from dataclasses import fields, replace
 from typing import Any
 
 from sqlalchemy import text
 
-from bench.corpus import Query, queries, turns
+from bench.corpus import Query, default_end, queries, turns
 from bench.measure import RECALL, Emitter, percentile
+from bench.mixes import turns as mix_turns
 from history import HistoryIndex
 from history.query import terms as query_terms
 from history.store.postgres import schema, search
@@ -98,6 +100,27 @@ def record_phase(out: Emitter, index: HistoryIndex, count: int, seed: int) -> No
     out.emit("upkeep_after_records", RECALL, _ms(started), "ms", n=count)
 
 
+def import_phase(out: Emitter, index: HistoryIndex, count: int, seed: int, batch: int) -> None:
+    """`record_many` in batches into the database as it is (at 1M: a 1M-sized one), then the
+    upkeep it leaves; the clock covers the writes only, as bench.importer's does."""
+    stream = mix_turns("standard", seed + 2000, default_end())
+    writing, written = 0.0, 0
+    while written < count:
+        chunk = [
+            replace(turn, turn_id=f"bench-import-{turn.turn_id}")
+            for turn in itertools.islice(stream, min(batch, count - written))
+        ]
+        started = time.perf_counter()
+        stored = index.record_many(chunk)
+        writing += time.perf_counter() - started
+        written += stored.new
+    started = time.perf_counter()
+    index.tidy()
+    upkeep = time.perf_counter() - started
+    out.emit("bulk_import", RECALL, written / (writing + upkeep), "turns/s", batch=batch)
+    out.emit("upkeep_after_import", RECALL, upkeep * 1000, "ms", n=written)
+
+
 def forget_phase(out: Emitter, index: HistoryIndex) -> None:
     """A ~30-turn session, then a whole project; the rewrite (the scrub) timed apart."""
     assert index.engine is not None
@@ -129,8 +152,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--records", type=int, default=500)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--import-turns", type=int, default=20_000)
+    parser.add_argument("--batch", type=int, default=1000)
     parser.add_argument(
-        "--phases", nargs="+", choices=("search", "record", "forget"), default=["search", "record"]
+        "--phases",
+        nargs="+",
+        choices=("search", "record", "import", "forget"),
+        default=["search", "record"],
     )
     args = parser.parse_args(argv)
     out = Emitter(args.size)
@@ -139,6 +167,8 @@ def main(argv: list[str] | None = None) -> None:
         search_phase(out, index, queries(args.queries, args.seed))
     if "record" in args.phases:
         record_phase(out, index, args.records, args.seed)
+    if "import" in args.phases:
+        import_phase(out, index, args.import_turns, args.seed, args.batch)
     if "forget" in args.phases:
         forget_phase(out, index)
     index.close()

@@ -46,7 +46,7 @@ def test_upgrade_from_empty_makes_the_weighted_vector_and_its_gin_index(engine: 
     migrations.upgrade(engine)
     assert revision(engine) == migrations.SCHEMA_HEAD
     assert {schema.VECTOR_COLUMN, "project_tag"} <= columns(engine)
-    assert schema.VECTOR_INDEX in indexes(engine)
+    assert {schema.VECTOR_INDEX, schema.ASKED_INDEX} <= indexes(engine)
     with engine.connect() as conn:
         kind = conn.execute(
             text("SELECT amname FROM pg_class JOIN pg_am a ON a.oid = relam WHERE relname = :n"),
@@ -57,6 +57,8 @@ def test_upgrade_from_empty_makes_the_weighted_vector_and_its_gin_index(engine: 
 
 def test_downgrade_to_base_and_upgrade_again(engine: Engine) -> None:
     migrations.upgrade(engine)
+    migrations.downgrade(engine, "0008_owed_forget_work")
+    assert schema.ASKED_INDEX not in indexes(engine) and schema.VECTOR_INDEX in indexes(engine)
     migrations.downgrade(engine, "0001_turns")
     assert schema.VECTOR_COLUMN not in columns(engine)
     migrations.downgrade(engine, "base")

@@ -9,6 +9,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sqlalchemy import text
 
 from history import HistoryIndex
@@ -81,3 +83,31 @@ def test_the_parts_give_the_exhaustive_top_5(
 ) -> None:
     found = [hit.turn_id for hit in index.search(" ".join(words), project=project, k=5)]
     assert found == exhaustive(index, words, project)
+
+
+PLACES = st.lists(st.sampled_from(["asked", "files", "answered"]), min_size=1, max_size=40)
+
+
+@settings(max_examples=60, deadline=None)
+@given(places=PLACES, filler=st.integers(min_value=0, max_value=300))
+def test_a_word_outside_the_question_ranks_below_any_in_it(
+    index: HistoryIndex, places: list[str], filler: int
+) -> None:
+    # The search stops on these ceilings (search.bound): a turn holding the word in its
+    # question scores under HEAD_CEILING, one holding it only elsewhere under TAIL_CEILING.
+    texts = {"asked": ["lead"], "files": ["src/x.py"], "answered": ["pad"] * filler}
+    for place in places:
+        texts[place].append("needle")
+    assert index.engine is not None
+    with index.engine.connect() as conn:
+        rank = conn.execute(
+            text(
+                f"SELECT ts_rank('{search.WEIGHTS}', {schema.vector_expression(schema.WITH_TAG)},"
+                " plainto_tsquery('simple', 'needle')) FROM (SELECT CAST(:asked AS text) AS asked,"
+                " CAST(:files AS text) AS files, CAST(:answered AS text) AS answered,"
+                " CAST('/p' AS text) AS project) AS turn"
+            ),
+            {place: " ".join(words) for place, words in texts.items()},
+        ).scalar_one()
+    ceiling = search.HEAD_CEILING if "asked" in places else search.TAIL_CEILING
+    assert 0 < rank <= ceiling

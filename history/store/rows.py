@@ -60,8 +60,13 @@ def scope(project: str | None, since: datetime | None) -> list[ColumnElement[boo
     return conditions
 
 
-def upsert_changed(conn: Connection, turns: Sequence[NewTurn], upsert: Executable) -> UpsertCounts:
-    """Write the turns whose stored values differ (the last of a duplicate turn_id wins)."""
+def upsert_changed(
+    conn: Connection,
+    turns: Sequence[NewTurn],
+    write: Callable[[Connection, list[dict[str, Any]]], None],
+) -> UpsertCounts:
+    """Write (`write(conn, rows)`, an upsert) the turns whose stored values differ (the last
+    of a duplicate turn_id wins)."""
     rows = {turn.turn_id: row_values(turn) for turn in turns}
     stored: dict[str, tuple[Any, ...]] = {}
     for chunk in chunks(list(rows)):
@@ -73,7 +78,7 @@ def upsert_changed(conn: Connection, turns: Sequence[NewTurn], upsert: Executabl
         if stored.get(turn_id) != tuple(values[c.key] for c in TURN_COLUMNS)
     ]
     if changed:
-        conn.execute(upsert, changed)
+        write(conn, changed)
     new = len(rows.keys() - stored.keys())
     return UpsertCounts(new=new, updated=len(changed) - new, unchanged=len(rows) - len(changed))
 

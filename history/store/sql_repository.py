@@ -43,7 +43,10 @@ class SqlTurnRepository(TurnRepository):
 
     def upsert_many(self, turns: Sequence[NewTurn]) -> UpsertCounts:
         with self._writer.begin() as conn:
-            return rows.upsert_changed(conn, turns, self._upsert)
+            return rows.upsert_changed(conn, turns, self._upsert_rows)
+
+    def _upsert_rows(self, conn: Connection, values: list[dict[str, Any]]) -> None:
+        conn.execute(self._upsert, values)
 
     def count(self, project: str | None) -> int:
         statement = select(func.count()).select_from(Turn).where(*rows.scope(project, None))

@@ -10,6 +10,10 @@ from sqlalchemy.engine import make_url
 CONNECT_TIMEOUT_SECONDS = 5
 # A statement waiting on a lock longer than this fails instead of hanging a turn.
 LOCK_TIMEOUT_MS = 5_000
+# Our statements each read a few thousand rows at most: starting parallel workers (~10 ms on a
+# busy machine) or compiling with JIT (10-30 ms) costs more than the statement, and the planner,
+# which cannot know that ranking stops early, would choose both for the search's statements.
+SESSION_SETTINGS = "-c jit=off -c max_parallel_workers_per_gather=0"
 
 
 class DriverMissing(RuntimeError):
@@ -45,7 +49,7 @@ def create_postgres_engine(url: str, lock_timeout_ms: int = LOCK_TIMEOUT_MS) -> 
         connect_args={
             "connect_timeout": CONNECT_TIMEOUT_SECONDS,
             "application_name": "recall-history",
-            "options": f"-c lock_timeout={int(lock_timeout_ms)}",
+            "options": f"-c lock_timeout={int(lock_timeout_ms)} {SESSION_SETTINGS}",
         },
     )
 

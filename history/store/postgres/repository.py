@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import Connection, Engine
 from sqlalchemy.dialects.postgresql import insert
 
 from history.domain import SearchResults
 from history.store import rows
-from history.store.postgres import scrub, upkeep
+from history.store.postgres import bulk, scrub, upkeep
 from history.store.postgres.search import TsvectorSearch
 from history.store.sql_repository import SqlTurnRepository
 
@@ -21,6 +22,9 @@ class PostgresTurnRepository(SqlTurnRepository):
         super().__init__(engine, engine, insert)
         self._search = TsvectorSearch(engine)
         self._scrub = scrub.Scrub(engine)
+
+    def _upsert_rows(self, conn: Connection, values: list[dict[str, Any]]) -> None:
+        bulk.upsert_rows(conn, values)
 
     def search(
         self, terms: Sequence[str], project: str | None, since: datetime | None, k: int

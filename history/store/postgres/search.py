@@ -1,16 +1,22 @@
 """Full-text search on PostgreSQL: the exact top k of an idf-weighted ts_rank without ranking
-every turn that holds a common word.
+every turn that holds a common word, and a bounded cost when that is not enough.
 
 A turn's score is the sum, over the query's words, of the word's idf times `ts_rank` of the
 turn's `search_vector` for that word alone (the question weighs 1, file names 0.4, the answer
 0.3): ts_rank by itself counts every word alike, so a turn full of a common word would rank with
-one that holds the rare word the user is after. A word's ts_rank is below RANK_CEILING, so its
-share of any score is below idf x RANK_CEILING. As on SQLite (sqlite/fts_search.py), the matching
-turns are split by the rarest query word they hold, rarest first, each part ranked with every
-query word; once the k-th best score found beats the ceilings of the words not yet visited, no
-turn left can enter the top k. A part over the search's work budget is ranked in its newest
-turns only, and the result says so (`approximate`; bench/RESULTS.md measures the overlap with the
-exhaustive ranking that costs).
+one that holds the rare word the user is after. The vector holds the question's positions first,
+then the file names', then the answer's, and ts_rank weighs a word's occurrences by 1/n² in that
+order: a word in the question scores under HEAD_CEILING, a word only elsewhere under
+TAIL_CEILING. So the search looks first at the turns holding a query word in their question
+(found by their own index, schema.ASKED_INDEX), rarest word first, then at the rest, each part
+ranked with every query word; once the k-th best score found beats what any turn not yet seen
+can score, no turn left can enter the top k and the search stops.
+
+What a search costs is the rows it ranks: each is a heap page (the vector is stored MAIN,
+inline), read from the OS's cache when shared buffers (128 MB by default) do not hold it, and
+GIN gives no order to stop early in. So a search ranks about WORK_BUDGET rows at most (fewer in
+one project). A part with more rows than are left is ranked in its newest turns only, the result
+says so (`approximate`), and bench/RESULTS.md measures the overlap with the exhaustive ranking.
 """
 
 from __future__ import annotations
@@ -26,21 +32,28 @@ from history.folding import strip_marks
 from history.ranking import idf, share_of_best
 from history.store.models import TURN_COLUMNS, Turn
 from history.store.postgres import schema
+from history.store.postgres.search_scope import Scope
 from history.store.postgres.statistics import WordCounts
 from history.store.rows import Ranked
 
 # ts_rank's weights, {D, C, B, A}: the project tag, the answer, the file names, the question.
 WEIGHTS = "{0, 0.3, 0.4, 1.0}"
-# The most one word's ts_rank reaches with weight 1 (its occurrences' harmonic sum, normalised).
+# The scale of Hit.score: the most one word's ts_rank is taken to reach.
 RANK_CEILING = 1.5
-# Rows one search may rank; past it a part is ranked in its newest WINDOW_ROWS turns.
-WORK_BUDGET = 8_000
-WINDOW_ROWS = 1_500
+# ts_rank of one word first found in the question stays below sum(1/n²) / 1.645 < 1; first
+# found in the file names, below 0.4 (the answer's 0.3 is less).
+HEAD_CEILING, TAIL_CEILING = 1.0, 0.4
+# Rows one search may rank (in one project fewer, for its tighter target); a part past what is
+# left is ranked in its newest turns, about WINDOW_ROWS of them at least.
+WORK_BUDGET = 3_000
+PROJECT_SHARE_OF_BUDGET = 0.4
+WINDOW_ROWS = 300
+# Of a part's rows, the share holding the word in the question (measured at 1M turns: 0.22).
+HEAD_SHARE = 0.25
 # Ranked beyond k in each part, so that ties at the boundary go to the newer turn.
 TIE_MARGIN = 20
 V = schema.VECTOR_COLUMN
 _ASKED_AT = [c.key for c in TURN_COLUMNS].index("asked_at")
-_PROJECT_TURNS = text("SELECT turns FROM projects WHERE project = :project")
 
 
 def score_expression(count: int) -> str:
@@ -51,9 +64,23 @@ def score_expression(count: int) -> str:
     )
 
 
-def any_of(first: int, count: int) -> str:
-    """SQL for a tsquery matching any of the words `:w<first>`.. (`count` of them)."""
+def any_of(first: int, count: int, asked: bool = False) -> str:
+    """SQL for a tsquery matching any of the words `:w<first>`.. (`count` of them); with
+    `asked`, in the question only (weight A of the vector)."""
+    if asked:
+        return " || ".join(
+            f"to_tsquery('{schema.CONFIG}', quote_literal(:w{n}) || '\\:A')"
+            for n in range(first, first + count)
+        )
     return " || ".join(schema.word_query(f":w{n}") for n in range(first, first + count))
+
+
+def bound(weights: Sequence[float], i: int, head: bool) -> float:
+    """The most a turn not yet ranked can score before part (i, head): it holds none of the
+    words before i in its question (and, among the tails, none of them at all)."""
+    if head:
+        return TAIL_CEILING * sum(weights[:i]) + HEAD_CEILING * sum(weights[i:])
+    return TAIL_CEILING * sum(weights[i:])
 
 
 class TsvectorSearch:
@@ -71,42 +98,42 @@ class TsvectorSearch:
             rows, frequency = self.counts.rows_and_counts(conn, terms)
             ordered = sorted(terms, key=lambda term: frequency[term])
             weight = {term: idf(max(rows, 1), frequency[term]) for term in ordered}
-            ceiling = [weight[term] * RANK_CEILING for term in ordered]
+            weights = [weight[term] for term in ordered]
             part = _Part(ordered, weight, project, since, k)
-            share = _project_share(conn, project, rows)
+            scope = Scope.of(conn, project, since, rows)
             best: dict[int, float] = {}
-            left: float = WORK_BUDGET
+            left = WORK_BUDGET * (PROJECT_SHARE_OF_BUDGET if project is not None else 1.0)
             cut_short = False
-            for i, term in enumerate(ordered):
+            parts = [(i, head) for head in (True, False) for i in range(len(ordered))]
+            for i, head in parts:
                 bar = heapq.nlargest(k, best.values())[-1] if len(best) >= k else 0.0
-                if sum(ceiling[i:]) <= bar:
+                if bound(weights, i, head) <= bar:
+                    if head:
+                        continue  # a later head part may still hold a better turn
                     break
-                expected = frequency[term] * share  # the part's rows, about
-                window = 0 if expected <= left else WINDOW_ROWS
-                cut_short = cut_short or window > 0
-                left -= expected
-                best.update(part.ranked(conn, i, window))
+                share = HEAD_SHARE if head else 1.0 - HEAD_SHARE
+                expected = frequency[ordered[i]] * scope.share * share  # the part's rows, about
+                after = None
+                if expected > left:
+                    after = scope.newest_holding(max(left, WINDOW_ROWS) / expected)
+                    cut_short = True
+                left -= min(expected, max(left, WINDOW_ROWS))
+                best.update(part.ranked(conn, i, head, after))
             ranked = heapq.nlargest(k + TIE_MARGIN, best.items(), key=lambda item: item[1])
             found = conn.execute(
                 select(Turn.id, *TURN_COLUMNS).where(Turn.id.in_([rowid for rowid, _ in ranked]))
             )
             scored: list[tuple[Any, float]] = [(row[1:], best[row[0]]) for row in found]
         scored.sort(key=lambda pair: (-pair[1], -pair[0][_ASKED_AT].timestamp()))
+        ceiling = [w * RANK_CEILING for w in weights]
         return Ranked(
             [(row, share_of_best(score, ceiling)) for row, score in scored[:k]], cut_short
         )
 
 
-def _project_share(conn: Connection, project: str | None, rows: int) -> float:
-    """The share of the turns a search looks in (its project's, from the summary rows)."""
-    if project is None or rows <= 0:
-        return 1.0
-    turns = conn.execute(_PROJECT_TURNS, {"project": project}).scalar()
-    return min(1.0, (turns or 0) / rows)
-
-
 class _Part:
-    """The statement ranking the turns whose rarest query word is the i-th."""
+    """The statement ranking the turns whose first query word, rarest first, is the i-th: in
+    their question (a head part), or anywhere once every question was looked at (a tail)."""
 
     def __init__(
         self,
@@ -116,30 +143,44 @@ class _Part:
         since: datetime | None,
         k: int,
     ) -> None:
-        self.ordered = ordered
+        self.ordered, self.project = ordered, project
         self.params: dict[str, Any] = {"limit": k + TIE_MARGIN}
         for n, term in enumerate(ordered):
             self.params[f"w{n}"] = term
             self.params[f"i{n}"] = weight[term]
-        self.scope = ""
+        self.scope, self.tag = "", ""
         if project is not None:
-            self.scope += f" AND {V} @@ CAST(:tag AS tsquery)"
+            # One tsquery with the word: GIN skips through the tag's long list to the word's.
+            self.tag = " && CAST(:tag AS tsquery)"
             self.params["tag"] = schema.project_tag(project)  # 'p' and hex digits: one lexeme
         if since is not None:
             self.scope += " AND asked_at >= :since"
             self.params["since"] = since.astimezone(UTC).replace(tzinfo=None)
 
-    def ranked(self, conn: Connection, i: int, window: int) -> dict[int, float]:
+    def ranked(
+        self, conn: Connection, i: int, head: bool, after: datetime | None
+    ) -> dict[int, float]:
+        """The part's best rows; with `after`, among the turns asked after it only."""
         params = dict(self.params)
-        where = f"{V} @@ {schema.word_query(f':w{i}')}{self.scope}"
-        if i:
-            where += f" AND NOT {V} @@ ({any_of(0, i)})"
-        source = "turns"
-        if window:
-            source = f"(SELECT * FROM turns WHERE {where} ORDER BY id DESC LIMIT :window) AS newest"
-            params["window"] = window
+        word = f"({schema.word_query(f':w{i}')}{self.tag})"
+        if head:
+            where = f"({schema.ASKED_WORDS}) @@ {word}{self.scope}"
+            if i:
+                where += f" AND NOT {V} @@ ({any_of(0, i, asked=True)})"
+        else:
+            where = f"{V} @@ {word} AND NOT {V} @@ ({any_of(0, len(self.ordered), asked=True)})"
+            where += self.scope
+            if i:
+                where += f" AND NOT {V} @@ ({any_of(0, i)})"
+        if after is not None:
+            # A btree narrows to the newest turns (of the project) before any row is read.
+            where += " AND asked_at >= :after"
+            params["after"] = after
+            if self.project is not None:
+                where += " AND project = :project"
+                params["project"] = self.project
         statement = (
-            f"SELECT id, {score_expression(len(self.ordered))} AS score FROM {source}"
+            f"SELECT id, {score_expression(len(self.ordered))} AS score FROM turns"
             f" WHERE {where} ORDER BY score DESC, asked_at DESC LIMIT :limit"
         )
         return {rowid: float(score) for rowid, score in conn.execute(text(statement), params)}

@@ -1,0 +1,125 @@
+"""Fill a PostgreSQL bench database with the generated corpus quickly, for measuring at 1M.
+
+    python -m bench.pg_load SIZE --url postgresql+psycopg://root@127.0.0.1/recall_pg_1m
+        [--seed N] [--end ISO] [--mix standard|common]
+
+Each turn goes through the same preparation as `record_many` (redaction, id masking, caps), then
+rows go in with COPY while the full-text index and the summary triggers are off: the generated
+`search_vector` is still computed by PostgreSQL for each row, the GIN index is built once at the
+end (far cheaper than SIZE insertions into it), and the summary rows come from the migration's
+own backfill. The database ends as `record_many` would leave it; this is a way to set up a large
+bench database, not a measure of import speed (`bench.importer` measures that).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import time
+from datetime import UTC, datetime
+
+from sqlalchemy import text
+
+from bench.corpus import default_end
+from bench.measure import RECALL, Emitter
+from bench.mixes import MIXES, turns
+from bench.world import projects, word_weights
+from history import HistoryIndex
+from history.prepare import prepare
+from history.store.models import TURN_COLUMNS
+from history.store.postgres import schema, summaries
+from history.store.rows import row_values
+
+BATCH = 5_000
+_COLUMNS = [column.key for column in TURN_COLUMNS]
+
+
+def _copy_rows(index: HistoryIndex, size: int, seed: int, end: datetime, mix: str) -> None:
+    assert index.engine is not None
+    stream = turns(mix, seed, end)
+    ids = index._ids
+    copy = f"COPY turns ({', '.join(_COLUMNS)}) FROM STDIN"
+    written = 0
+    raw = index.engine.raw_connection()
+    try:
+        connection = raw.driver_connection
+        assert connection is not None
+        while written < size:
+            chunk = list(itertools.islice(stream, min(BATCH, size - written)))
+            with connection.cursor() as cursor, cursor.copy(copy) as rows:
+                for item in chunk:
+                    turn = prepare(
+                        item.turn_id,
+                        item.session_id,
+                        item.project,
+                        item.asked,
+                        item.answered,
+                        item.files,
+                        item.edited,
+                        item.tools,
+                        item.tainted,
+                        item.asked_at,
+                        ids,
+                    )
+                    values = row_values(turn)
+                    values["asked_at"] = turn.asked_at.astimezone(UTC).replace(tzinfo=None)
+                    rows.write_row([values[column] for column in _COLUMNS])
+            connection.commit()
+            written += len(chunk)
+            if written % 100_000 == 0:
+                print(json.dumps({"loaded": written, "at": datetime.now(UTC).isoformat()}))
+    finally:
+        raw.close()
+
+
+def load(url: str, size: int, seed: int, end: datetime, mix: str) -> None:
+    out = Emitter(size)
+    projects(seed), word_weights()
+    index = HistoryIndex.open(url)
+    assert index.engine is not None
+    started = time.perf_counter()
+    with index.engine.begin() as conn:
+        if conn.execute(text("SELECT count(*) FROM turns")).scalar_one():
+            raise SystemExit("the database already holds turns: load into an empty one")
+        conn.execute(text(f"DROP INDEX {schema.VECTOR_INDEX}"))
+        conn.execute(text("ALTER TABLE turns DISABLE TRIGGER USER"))
+    _copy_rows(index, size, seed, end, mix)
+    copied = time.perf_counter()
+    _finish(index)
+    index.close()
+    out.emit("bench_load_copy", RECALL, size / (copied - started), "turns/s")
+    out.emit("bench_load_total", RECALL, time.perf_counter() - started, "s")
+
+
+def _finish(index: HistoryIndex) -> None:
+    """Summary rows, the full-text index and the triggers, once every row is in."""
+    assert index.engine is not None
+    with index.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        # Without statistics the backfill's per-conversation lookups scan whole projects.
+        conn.execute(text("ANALYZE turns"))
+    with index.engine.begin() as conn:
+        conn.execute(text("SET LOCAL maintenance_work_mem = '512MB'"))
+        for statement in summaries.backfill_statements():
+            conn.execute(text(statement))
+        vector_index = schema.create_statements()[-1]
+        conn.execute(text(vector_index))
+        conn.execute(text(schema.pending_list_statement(schema.PENDING_LIST_KB)))
+        conn.execute(text("ALTER TABLE turns ENABLE TRIGGER USER"))
+    with index.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        conn.execute(text("VACUUM ANALYZE"))
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.pg_load", description=__doc__)
+    parser.add_argument("size", type=int)
+    parser.add_argument("--url", required=True)
+    parser.add_argument("--end", type=datetime.fromisoformat, default=default_end())
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--mix", choices=tuple(MIXES), default="standard")
+    args = parser.parse_args(argv)
+    load(args.url, args.size, args.seed, args.end, args.mix)
+
+
+if __name__ == "__main__":
+    main()

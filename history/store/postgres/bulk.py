@@ -1,0 +1,37 @@
+"""Many turns in one statement: `record_many` on PostgreSQL.
+
+An executemany sends one INSERT per turn (pipelined, but each still parsed, planned and run on
+its own); here each column travels as one array and `unnest` turns them back into rows, so a
+batch of a thousand turns is one statement. The upsert is the same as a single turn's: a turn
+already stored is updated in place (the rows come de-duplicated by turn_id, which ON CONFLICT
+needs: it may touch a row only once per statement).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC
+from typing import Any
+
+from sqlalchemy import Connection, text
+
+from history.store.models import TURN_COLUMNS
+
+_TYPES = {"asked_at": "timestamp", "tainted": "boolean"}
+_NAMES = [column.key for column in TURN_COLUMNS]
+_ARRAYS = ", ".join(f"CAST(:{name} AS {_TYPES.get(name, 'text')}[])" for name in _NAMES)
+_UPDATED = ", ".join(f"{name} = excluded.{name}" for name in _NAMES if name != "turn_id")
+UPSERT_ROWS = text(
+    f"INSERT INTO turns ({', '.join(_NAMES)}) SELECT * FROM unnest({_ARRAYS})"
+    f" ON CONFLICT (turn_id) DO UPDATE SET {_UPDATED}"
+)
+
+
+def upsert_rows(conn: Connection, values: list[dict[str, Any]]) -> None:
+    """Insert or update `values` (row values keyed by column, one per turn_id)."""
+    columns: dict[str, list[Any]] = {name: [] for name in _NAMES}
+    for row in values:
+        for name in _NAMES:
+            columns[name].append(row[name])
+    # The column holds naive UTC (models.UtcDateTime), which a bare array does not convert.
+    columns["asked_at"] = [t.astimezone(UTC).replace(tzinfo=None) for t in columns["asked_at"]]
+    conn.execute(UPSERT_ROWS, columns)
