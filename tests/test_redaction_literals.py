@@ -6,14 +6,11 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from history.redaction import _TOKEN_SCANS, _WORD_SCANS, _WORDS, _held, redact
+from history.redaction import _TOKEN_SCANS, _WORD_SCANS, _WORDS, redact
+from history.redaction.scanning import Scans
 from tests.test_redact import FRAGMENTS, SECRETS
 
-SCANS = (*_TOKEN_SCANS, *_WORD_SCANS)
-LITERALS = sorted(
-    {scan.literal for scan in SCANS if scan.literal}
-    | {word for scan in SCANS for word in scan.requires}
-)
+LITERALS = sorted(_TOKEN_SCANS.literals | _WORD_SCANS.literals)
 SECRET_TEXTS = [text for text, _, _ in SECRETS]
 pieces = st.one_of(
     st.sampled_from(LITERALS),
@@ -27,22 +24,23 @@ text_with_literals = st.lists(pieces, max_size=40).map("".join)
 def tried_one_by_one(text: str) -> str:
     """Redaction as it was before the one-pass search: each literal tested with `in`."""
 
-    def scanned(text: str, scans: str) -> str:
-        for literal, _, scan, pattern in _TOKEN_SCANS if scans == "token" else _WORD_SCANS:
+    def scanned(text: str, scans: Scans) -> str:
+        for literal, _, scan, pattern in scans.scans:
             if literal is None or literal in text:
                 text = scan(pattern, text)
         return text
 
     if any(len(chunk) >= 16 for chunk in text.split()):
-        text = scanned(text, "token")
+        text = scanned(text, _TOKEN_SCANS)
     if any(word in text.lower() for word in _WORDS):
-        text = scanned(text, "word")
+        text = scanned(text, _WORD_SCANS)
     return text
 
 
 @given(text_with_literals)
 def test_one_pass_finds_every_literal_a_text_holds(text: str) -> None:
-    assert _held(text) == {literal for literal in LITERALS if literal in text}
+    for scans in (_TOKEN_SCANS, _WORD_SCANS):
+        assert scans.held(text) == {literal for literal in scans.literals if literal in text}
 
 
 @given(text_with_literals)

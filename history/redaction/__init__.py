@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
-from typing import Final, NamedTuple
+from typing import Final
 
 from ahocorasick_rs import AhoCorasick
 
 from history.redaction import assignments, context, tokens
-from history.redaction.rule import Rule, anchor
+from history.redaction.rule import Rule
+from history.redaction.scanning import Scans
 
 __all__ = ["KINDS", "RULES", "redact"]
 
@@ -54,54 +54,10 @@ _TOKEN_SHAPED: Final = (*context.KEY_BLOCKS[1:], *tokens.RULES, *context.TOKEN_S
 _NEED_A_WORD: Final = tuple(rule for rule in RULES if rule not in _TOKEN_SHAPED)
 
 
-# Each pattern with the literal its matches start with and the words its rule requires: a text
-# without them is not scanned with it. One Aho-Corasick pass finds which of the literals a text
-# holds (testing each with `in` read the text once per pattern: most of redaction's time).
-class Scan(NamedTuple):
-    literal: str | None
-    requires: tuple[str, ...]
-    scan: Callable[[re.Pattern[str], str], str]
-    pattern: re.Pattern[str]
-
-
-def _scans(rules: tuple[Rule, ...]) -> tuple[Scan, ...]:
-    return tuple(
-        Scan(anchor(pattern), rule.requires, rule.scan, pattern)
-        for rule in rules
-        for pattern in rule.patterns
-    )
-
-
-_TOKEN_SCANS: Final = _scans(_TOKEN_SHAPED)
-_WORD_SCANS: Final = _scans(_NEED_A_WORD)
-_LITERALS: Final = AhoCorasick(
-    sorted(
-        {scan.literal for scan in (*_TOKEN_SCANS, *_WORD_SCANS) if scan.literal}
-        | {word for scan in (*_TOKEN_SCANS, *_WORD_SCANS) for word in scan.requires}
-    )
-)
+_TOKEN_SCANS: Final = Scans(_TOKEN_SHAPED)
+_WORD_SCANS: Final = Scans(_NEED_A_WORD)
 _WORD_FINDER: Final = AhoCorasick(list(_WORDS))
 _TOKEN_SHAPE: Final = re.compile(r"\S{16}")
-
-
-def _held(text: str) -> set[str]:
-    """Every literal of `_LITERALS` that occurs in `text`, overlapping ones included."""
-    return set(_LITERALS.find_matches_as_strings(text, overlapping=True))
-
-
-def _scanned(text: str, scans: tuple[Scan, ...]) -> str:
-    """`text` (at most `_SHORT` characters) after each of `scans` whose literal and required
-    words it holds."""
-    held = _held(text)
-    for literal, requires, scan, pattern in scans:
-        if literal is not None and literal not in held:
-            continue
-        if requires and held.isdisjoint(requires):
-            continue
-        masked = scan(pattern, text)
-        if masked is not text:  # a mask may hold a literal the text did not
-            text, held = masked, _held(masked)
-    return text
 
 
 @functools.lru_cache(maxsize=8192)
@@ -112,9 +68,9 @@ def _redact_name(text: str) -> str:
 
 def _redact_short(text: str) -> str:
     if _TOKEN_SHAPE.search(text):
-        text = _scanned(text, _TOKEN_SCANS)
+        text = _TOKEN_SCANS.apply(text)
     if _WORD_FINDER.find_matches_as_indexes(text.lower()):
-        text = _scanned(text, _WORD_SCANS)
+        text = _WORD_SCANS.apply(text)
     return text
 
 
@@ -124,6 +80,4 @@ def redact(text: str) -> str:
         return _redact_name(text)
     if len(text) <= _SHORT:
         return _redact_short(text)
-    for _, _, scan, pattern in (*_TOKEN_SCANS, *_WORD_SCANS):
-        text = scan(pattern, text)
-    return text
+    return _WORD_SCANS.apply_all(_TOKEN_SCANS.apply_all(text))
