@@ -121,7 +121,7 @@ def import_phase(out: Emitter, index: HistoryIndex, count: int, seed: int, batch
     out.emit("upkeep_after_import", RECALL, upkeep * 1000, "ms", n=written)
 
 
-def forget_phase(out: Emitter, index: HistoryIndex) -> None:
+def forget_phase(out: Emitter, index: HistoryIndex, what: Sequence[str]) -> None:
     """A ~30-turn session, then a whole project; the rewrite (the scrub) timed apart."""
     assert index.engine is not None
     with index.engine.connect() as conn:
@@ -133,16 +133,18 @@ def forget_phase(out: Emitter, index: HistoryIndex) -> None:
         ).one()
     repository = index._repository
     assert isinstance(repository, PostgresTurnRepository)
-    for what, forget in (
-        ("session", lambda: repository.delete_sessions([session[0]])),
-        ("project", lambda: repository.delete_project(FORGOTTEN_PROJECT)),
-    ):
+    forgets = {
+        "session": lambda: repository.delete_sessions([session[0]]),
+        "project": lambda: repository.delete_project(FORGOTTEN_PROJECT),
+    }
+    for name in what:
+        forget = forgets[name]
         started = time.perf_counter()
         removed = forget()
-        out.emit(f"forget_{what}", RECALL, _ms(started), "ms", turns=removed)
+        out.emit(f"forget_{name}", RECALL, _ms(started), "ms", turns=removed)
         started = time.perf_counter()
         scrubbed = repository.purge()
-        out.emit(f"forget_{what}_scrub", RECALL, _ms(started), "ms", done=scrubbed)
+        out.emit(f"forget_{name}_scrub", RECALL, _ms(started), "ms", done=scrubbed)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -154,6 +156,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--import-turns", type=int, default=20_000)
     parser.add_argument("--batch", type=int, default=1000)
+    parser.add_argument(
+        "--forget", nargs="+", choices=("session", "project"), default=["session", "project"]
+    )
     parser.add_argument(
         "--phases",
         nargs="+",
@@ -170,7 +175,7 @@ def main(argv: list[str] | None = None) -> None:
     if "import" in args.phases:
         import_phase(out, index, args.import_turns, args.seed, args.batch)
     if "forget" in args.phases:
-        forget_phase(out, index)
+        forget_phase(out, index, args.forget)
     index.close()
 
 
