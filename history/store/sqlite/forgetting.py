@@ -5,8 +5,9 @@ A small forget deletes its turns in one transaction, FTS5's secure-delete scrubb
 the full-text index (a few ms a row). A large one first tombstones its conversations and lists
 them in `forget_work` (one short transaction: search hides them all from then on), then deletes
 their turns in batches with secure-delete off, which leaves their words in the index's old
-segments: the owed scrub then rewrites the index, a few hundred pages a step, and finally copies
-the WAL back into the database and cuts it to zero. Each step is its own transaction; every
+segments: the owed scrub then rewrites the index, a few hundred pages a step, zeroes the pages
+that rewrite left free (zeroing.py), and finally copies the WAL back into the database and cuts
+it to zero. Each step is its own transaction; every
 piece of what is owed is in the database, so any process resumes it after a crash.
 """
 
@@ -20,7 +21,7 @@ from sqlalchemy import Connection, Engine, text
 
 from history.store import owed
 from history.store.owed import ScrubState
-from history.store.sqlite import fts
+from history.store.sqlite import fts, zeroing
 from history.store.sqlite.writers import WaitingWriters
 
 # What one step may hold the write lock for. A record arriving during a step waits for the rest
@@ -169,9 +170,12 @@ class SqliteScrub:
         merge, no segment older than the forget remains."""
         before = conn.exec_driver_sql("SELECT total_changes()").scalar_one()
         pages = self.sizes.pages
-        conn.exec_driver_sql(fts.merge_statement(pages if started else -pages))
+        with zeroing.freeing_fast(conn):
+            conn.exec_driver_sql(fts.merge_statement(pages if started else -pages))
         changes = conn.exec_driver_sql("SELECT total_changes()").scalar_one() - before
         if not started:
             owed.set_rewrite(conn, rewrite_index=True, rewriting=True)
             return True
-        return bool(changes >= 2)  # FTS5's documented sign that the merge did some work
+        if changes >= 2:  # FTS5's documented sign that the merge did some work
+            return True
+        return zeroing.zero_step(conn, pages)
