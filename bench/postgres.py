@@ -49,7 +49,7 @@ def naive(index: HistoryIndex, words: Sequence[str], project: str | None, k: int
         for n, word in enumerate(words):
             params[f"w{n}"] = word
             params[f"i{n}"] = search.idf(max(rows, 1), frequency[word])
-        where = f"{schema.VECTOR_COLUMN} @@ ({search.any_of(0, len(words))})"
+        where = f"{schema.VECTOR_COLUMN} @@ ({search.any_of(range(len(words)))})"
         if project is not None:
             where += f" AND {schema.VECTOR_COLUMN} @@ CAST(:tag AS tsquery)"
             params["tag"] = schema.project_tag(project)

@@ -59,7 +59,7 @@ def exhaustive(index: HistoryIndex, words: Sequence[str], project: str | None) -
         rows, frequency = repository._search.counts.rows_and_counts(conn, words)
         params: dict[str, Any] = {f"w{n}": word for n, word in enumerate(words)}
         params |= {f"i{n}": idf(rows, frequency[word]) for n, word in enumerate(words)}
-        where = f"{schema.VECTOR_COLUMN} @@ ({search.any_of(0, len(words))})"
+        where = f"{schema.VECTOR_COLUMN} @@ ({search.any_of(range(len(words)))})"
         if project is not None:
             where += " AND project = :project"
             params["project"] = project

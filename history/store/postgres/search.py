@@ -22,6 +22,7 @@ says so (`approximate`), and bench/RESULTS.md measures the overlap with the exha
 from __future__ import annotations
 
 import heapq
+import itertools
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -32,7 +33,7 @@ from history.folding import strip_marks
 from history.ranking import idf, share_of_best
 from history.store.models import TURN_COLUMNS, Turn
 from history.store.postgres import schema
-from history.store.postgres.search_scope import Scope
+from history.store.postgres.search_scope import Budget, Scope
 from history.store.postgres.statistics import WordCounts
 from history.store.rows import Ranked
 
@@ -64,20 +65,30 @@ def score_expression(count: int) -> str:
     )
 
 
-def any_of(first: int, count: int, asked: bool = False) -> str:
-    """SQL for a tsquery matching any of the words `:w<first>`.. (`count` of them); with
-    `asked`, in the question only (weight A of the vector)."""
+def any_of(indices: Sequence[int], asked: bool = False) -> str:
+    """SQL for a tsquery matching any of the words `:w<n>` for n in `indices`; with `asked`, in
+    the question only (weight A of the vector)."""
     if asked:
         return " || ".join(
-            f"to_tsquery('{schema.CONFIG}', quote_literal(:w{n}) || '\\:A')"
-            for n in range(first, first + count)
+            f"to_tsquery('{schema.CONFIG}', quote_literal(:w{n}) || '\\:A')" for n in indices
         )
-    return " || ".join(schema.word_query(f":w{n}") for n in range(first, first + count))
+    return " || ".join(schema.word_query(f":w{n}") for n in indices)
 
 
-def bound(weights: Sequence[float], i: int, head: bool) -> float:
+def two_of(count: int) -> str:
+    """SQL for a tsquery matching any two of the words `:w0`.. (`count` of them)."""
+    return " || ".join(
+        f"({schema.word_query(f':w{a}')} && {schema.word_query(f':w{b}')})"
+        for a, b in itertools.combinations(range(count), 2)
+    )
+
+
+def bound(weights: Sequence[float], i: int, head: bool, alone: bool = False) -> float:
     """The most a turn not yet ranked can score before part (i, head): it holds none of the
-    words before i in its question (and, among the tails, none of them at all)."""
+    words before i in its question (`alone`: none but the i-th), and among the tails none of
+    them at all."""
+    if head and alone:
+        return HEAD_CEILING * weights[i] + TAIL_CEILING * (sum(weights) - weights[i])
     if head:
         return TAIL_CEILING * sum(weights[:i]) + HEAD_CEILING * sum(weights[i:])
     return TAIL_CEILING * sum(weights[i:])
@@ -103,22 +114,27 @@ class TsvectorSearch:
             scope = Scope.of(conn, project, since, rows)
             best: dict[int, float] = {}
             left = WORK_BUDGET * (PROJECT_SHARE_OF_BUDGET if project is not None else 1.0)
-            cut_short = False
+            budget = Budget(left, scope)
+            # First the turns holding two query words or more in their question: they are few,
+            # and they set the bar that every turn holding one must pass.
+            heads = [frequency[term] * HEAD_SHARE for term in ordered]
+            pairs = sum(a * b for a, b in itertools.combinations(heads, 2)) / max(rows, 1)
+            alone = False
+            if len(ordered) > 1:
+                after = budget.window(pairs * scope.share, WINDOW_ROWS)
+                best.update(part.ranked(conn, -1, True, after))
+                alone = after is None
             parts = [(i, head) for head in (True, False) for i in range(len(ordered))]
             for i, head in parts:
                 bar = heapq.nlargest(k, best.values())[-1] if len(best) >= k else 0.0
-                if bound(weights, i, head) <= bar:
+                if bound(weights, i, head, alone) <= bar:
                     if head:
-                        continue  # a later head part may still hold a better turn
+                        continue  # the tails' bound may be lower still
                     break
                 share = HEAD_SHARE if head else 1.0 - HEAD_SHARE
                 expected = frequency[ordered[i]] * scope.share * share  # the part's rows, about
-                after = None
-                if expected > left:
-                    after = scope.newest_holding(max(left, WINDOW_ROWS) / expected)
-                    cut_short = True
-                left -= min(expected, max(left, WINDOW_ROWS))
-                best.update(part.ranked(conn, i, head, after))
+                after = budget.window(expected, WINDOW_ROWS)
+                best.update(part.ranked(conn, i, head, after, alone))
             ranked = heapq.nlargest(k + TIE_MARGIN, best.items(), key=lambda item: item[1])
             found = conn.execute(
                 select(Turn.id, *TURN_COLUMNS).where(Turn.id.in_([rowid for rowid, _ in ranked]))
@@ -127,7 +143,7 @@ class TsvectorSearch:
         scored.sort(key=lambda pair: (-pair[1], -pair[0][_ASKED_AT].timestamp()))
         ceiling = [w * RANK_CEILING for w in weights]
         return Ranked(
-            [(row, share_of_best(score, ceiling)) for row, score in scored[:k]], cut_short
+            [(row, share_of_best(score, ceiling)) for row, score in scored[:k]], budget.cut_short
         )
 
 
@@ -158,20 +174,26 @@ class _Part:
             self.params["since"] = since.astimezone(UTC).replace(tzinfo=None)
 
     def ranked(
-        self, conn: Connection, i: int, head: bool, after: datetime | None
+        self, conn: Connection, i: int, head: bool, after: datetime | None, alone: bool = False
     ) -> dict[int, float]:
-        """The part's best rows; with `after`, among the turns asked after it only."""
+        """The part's best rows; with `after`, among the turns asked after it only. Part -1:
+        the turns holding two query words or more in their question. `alone`: those were all
+        ranked, so a head part leaves them out."""
         params = dict(self.params)
+        count = len(self.ordered)
         word = f"({schema.word_query(f':w{i}')}{self.tag})"
-        if head:
+        if i < 0:
+            where = f"({schema.ASKED_WORDS}) @@ (({two_of(count)}){self.tag}){self.scope}"
+        elif head:
             where = f"({schema.ASKED_WORDS}) @@ {word}{self.scope}"
-            if i:
-                where += f" AND NOT {V} @@ ({any_of(0, i, asked=True)})"
+            others = [n for n in range(count) if n != i] if alone else list(range(i))
+            if others:
+                where += f" AND NOT {V} @@ ({any_of(others, asked=True)})"
         else:
-            where = f"{V} @@ {word} AND NOT {V} @@ ({any_of(0, len(self.ordered), asked=True)})"
+            where = f"{V} @@ {word} AND NOT {V} @@ ({any_of(range(count), asked=True)})"
             where += self.scope
             if i:
-                where += f" AND NOT {V} @@ ({any_of(0, i)})"
+                where += f" AND NOT {V} @@ ({any_of(range(i))})"
         if after is not None:
             # A btree narrows to the newest turns (of the project) before any row is read.
             where += " AND asked_at >= :after"

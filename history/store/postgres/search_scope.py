@@ -53,3 +53,20 @@ class Scope:
             return None
         share = min(1.0, share, WINDOW_TURNS / self.turns)
         return self.newest - (self.newest - self.oldest) * share
+
+
+class Budget:
+    """The rows a search may still rank, and whether a part had to be ranked in a window."""
+
+    def __init__(self, rows: float, scope: Scope) -> None:
+        self.left, self.scope, self.cut_short = rows, scope, False
+
+    def window(self, expected: float, fewest: int) -> datetime | None:
+        """None to rank a part of about `expected` rows whole; else the time after which its
+        newest turns fit what is left (at least `fewest` rows' worth)."""
+        after = None
+        if expected > self.left:
+            after = self.scope.newest_holding(max(self.left, fewest) / expected)
+            self.cut_short = True
+        self.left -= min(expected, max(self.left, fewest))
+        return after
