@@ -240,3 +240,15 @@ def test_a_turn_the_exact_form_lifts_from_below_the_candidates_is_found_or_flagg
     found = index.search("proactive", k=1)
     assert found.approximate  # t00 was below the 3 + 1 candidates: the result says so
     index.close()
+
+
+def test_after_a_forget_the_ranking_counts_the_turns_left(
+    index: HistoryIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # recall_bm25 scores with the cached counts: a forget must not leave them counting turns
+    # that are gone.
+    monkeypatch.setattr(fts_search, "CACHE_FROM_ROWS", 0)
+    index.search("parser cache zeppelin")
+    assert index.forget_session("s0") == 10
+    hits = index.search("parser cache zeppelin", k=5)
+    assert_top_k(hits, exhaustive(index, ["parser", "cache", "zeppelin"], None), 5)

@@ -45,6 +45,9 @@ POSTINGS_READ_PER_ROW_SCORED = 50
 WINDOW_ROWS = 2_000
 # Below this many turns counting is cheap, and always fresh.
 CACHE_FROM_ROWS = 20_000
+# Above it the counts are kept until the index has grown by this share, or shrunk: recall_bm25
+# scores with them, so they are the index's own in a file nothing was added to since.
+REFRESH_AFTER_GROWTH = 0.01
 # The project tag column weighs nothing: it only narrows.
 _WEIGHTS = ", ".join(str(w) for w in (*COLUMN_WEIGHTS, 0.0))
 _BM25 = f"bm25({fts.FTS_TABLE}, {_WEIGHTS})"
@@ -186,14 +189,17 @@ class FtsSearch:
 
     def _frequencies(self, conn: Connection, terms: Sequence[str], rows: int) -> dict[str, int]:
         """Document frequencies from fts5vocab: counting one reads its posting list, so on a
-        large index they are cached until it has grown by a tenth (or shrunk). They order the
-        words, size the parts and bound each word's score; FTS5 scores with fresh counts. A count
-        that lags behind growth only raises the bound; one that lags a rewrite of turns lowers it
-        by a hair, and the bound (idf x 2.2) is well above what any real row scores. A word whose
+        large index they are cached until it has grown by a hundredth (or shrunk: a forget).
+        They order the words, size the parts and bound each word's score, and recall_bm25 scores
+        with them (bm25() counts afresh). A count that lags behind growth only raises the bound,
+        and moves an idf by less than a hundredth; one that lags a rewrite of turns lowers it by
+        a hair, and the bound (idf x 2.2) is well above what any real row scores. A word whose
         Python stem differs from FTS5's (PyStemmer's Porter parts from FTS5's on a few rare
-        endings) counts 0: it then comes first, and its bound is the highest, so still safe."""
+        endings) counts 0: it then comes first, its bound is the highest, so still safe, and
+        recall_bm25, given no count, counts it."""
         with self._lock:
-            stale = rows > self._cached_at_rows * 1.1 or rows < self._cached_at_rows
+            grown = rows > self._cached_at_rows * (1 + REFRESH_AFTER_GROWTH)
+            stale = grown or rows < self._cached_at_rows
             if rows < CACHE_FROM_ROWS or stale:
                 self._document_frequency.clear()
                 self._cached_at_rows = rows
