@@ -86,3 +86,24 @@ def test_a_library_that_will_not_load_leaves_search_to_bm25(
     hits = index.search("zeppelin parser", k=3)
     assert [hit.turn_id for hit in hits] and "zeppelin" in hits[0].asked
     index.close()
+
+
+@pytest.mark.parametrize("keep", [1, 3, 10])
+def test_told_the_rows_kept_recall_bm25_keeps_bm25s_best_with_their_scores(
+    index: HistoryIndex, keep: int
+) -> None:
+    # Rows that cannot be among the best `keep` are not given their length, nor their score.
+    order = f" ORDER BY 2, rowid DESC LIMIT {keep}"
+    function = f"recall_bm25(turns_fts, 3.0, 1.0, 1.0, 0.0, NULL, NULL, NULL, {keep})"
+    assert index.engine is not None
+    with index.engine.connect() as conn:
+        ranked = {
+            name: list(
+                conn.execute(
+                    text(f"SELECT rowid, {sql} FROM turns_fts WHERE turns_fts MATCH :m" + order),
+                    {"m": MATCH},
+                )
+            )
+            for name, sql in (("kept", function), ("bm25", BM25))
+        }
+    assert ranked["kept"] == ranked["bm25"]

@@ -241,12 +241,13 @@ class _Part:
         self.match = match
         self.phrases = [*held, *any_of, *without, *([tag] if tag is not None else [])]
 
-    def ranking(self, counts: dict[str, int] | None) -> tuple[str, list[int | None]]:
+    def ranking(self, counts: dict[str, int] | None, limit: int) -> tuple[str, list[int | None]]:
         """The ranking function's SQL and its parameters: bm25(), or recall_bm25 given each
-        phrase's count (None, which it counts itself, where the cache has none)."""
+        phrase's count (None, which it counts itself, where the cache has none) and the rows
+        the statement keeps (it skips reading the length of a row that cannot be among them)."""
         if counts is None:
             return _BM25, []
-        given = [counts.get(phrase) or None for phrase in self.phrases]
+        given = [*(counts.get(phrase) or None for phrase in self.phrases), limit]
         marks = ", ".join("?" for _ in given)
         return f"{rank_extension.FUNCTION}({fts.FTS_TABLE}, {_WEIGHTS}, {marks})", given
 
@@ -267,7 +268,7 @@ def _ranked(
     floor = 0
     if window:  # FTS5 walks rowids newest first without scoring: cheap
         floor = conn.exec_driver_sql(_OLDEST_KEPT, (part.match, window)).scalar() or 0
-    function, given = part.ranking(counts)
+    function, given = part.ranking(counts, limit)
     sql = f"SELECT {fts.FTS_TABLE}.rowid, {function} AS score FROM {fts.FTS_TABLE}"
     limits = (part.match, floor, limit)
     if since is None:
