@@ -5,8 +5,8 @@
 
 Each turn goes through the same preparation as `record_many` (redaction, id masking, caps), then
 rows go in with COPY while the full-text index and the summary triggers are off: the generated
-`search_vector` is still computed by PostgreSQL for each row, the GIN index is built once at the
-end (far cheaper than SIZE insertions into it), and the summary rows come from the migration's
+`search_vector` is still computed by PostgreSQL for each row, the GIN indexes are built once at
+the end (far cheaper than SIZE insertions into it), and the summary rows come from the migration's
 own backfill. The database ends as `record_many` would leave it; this is a way to set up a large
 bench database, not a measure of import speed (`bench.importer` measures that).
 """
@@ -83,6 +83,7 @@ def load(url: str, size: int, seed: int, end: datetime, mix: str) -> None:
         if conn.execute(text("SELECT count(*) FROM turns")).scalar_one():
             raise SystemExit("the database already holds turns: load into an empty one")
         conn.execute(text(f"DROP INDEX {schema.VECTOR_INDEX}"))
+        conn.execute(text(f"DROP INDEX {schema.ASKED_INDEX}"))
         conn.execute(text("ALTER TABLE turns DISABLE TRIGGER USER"))
     _copy_rows(index, size, seed, end, mix)
     copied = time.perf_counter()
@@ -102,8 +103,8 @@ def _finish(index: HistoryIndex) -> None:
         conn.execute(text("SET LOCAL maintenance_work_mem = '512MB'"))
         for statement in summaries.backfill_statements():
             conn.execute(text(statement))
-        vector_index = schema.create_statements()[-1]
-        conn.execute(text(vector_index))
+        conn.execute(text(schema.create_statements()[-1]))  # the vector's GIN index
+        conn.execute(text(schema.asked_index_statements()[0]))
         conn.execute(text(schema.pending_list_statement(schema.PENDING_LIST_KB)))
         conn.execute(text("ALTER TABLE turns ENABLE TRIGGER USER"))
     with index.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:

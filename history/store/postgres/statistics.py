@@ -4,12 +4,14 @@ Counting a common word's turns reads its whole posting list and visits every row
 large table a word's count comes from ANALYZE's statistics of `search_vector` (the lexemes
 PostgreSQL found most common in its sample, with their frequencies) and only the words rarer
 than those are counted, which is cheap. Counts are cached until the table has grown by a tenth
-(or shrunk); below CACHE_FROM_ROWS turns everything is counted afresh.
+(or shrunk); below CACHE_FROM_ROWS turns everything is counted afresh. The table's size itself
+is looked up at most every SIZE_SECONDS (a statement each search costs 1-5 ms on a busy server).
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Sequence
 
 from sqlalchemy import Connection, text
@@ -17,6 +19,7 @@ from sqlalchemy import Connection, text
 from history.store.postgres import schema
 
 CACHE_FROM_ROWS = 20_000
+SIZE_SECONDS = 2.0
 _ESTIMATED_ROWS = text(
     "SELECT greatest(c.reltuples, coalesce(s.n_live_tup, 0))::bigint FROM pg_class c"
     " LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE c.oid = 'turns'::regclass"
@@ -36,11 +39,15 @@ class WordCounts:
         self._counts: dict[str, int] = {}
         self._common: dict[str, float] = {}
         self._rows = 0
+        self._estimated, self._estimated_at = 0, -SIZE_SECONDS
         self._lock = threading.Lock()
 
     def rows_and_counts(self, conn: Connection, words: Sequence[str]) -> tuple[int, dict[str, int]]:
         """The number of turns, and how many of them hold each of `words`."""
-        estimated = int(conn.execute(_ESTIMATED_ROWS).scalar_one())
+        estimated = self._estimated
+        if estimated < CACHE_FROM_ROWS or time.monotonic() - self._estimated_at > SIZE_SECONDS:
+            estimated = int(conn.execute(_ESTIMATED_ROWS).scalar_one())
+            self._estimated, self._estimated_at = estimated, time.monotonic()
         if estimated < CACHE_FROM_ROWS:
             rows = int(conn.execute(_COUNT_ROWS).scalar_one())
             return rows, {word: _count(conn, word) for word in words}
