@@ -107,3 +107,18 @@ def test_told_the_rows_kept_recall_bm25_keeps_bm25s_best_with_their_scores(
             for name, sql in (("kept", function), ("bm25", BM25))
         }
     assert ranked["kept"] == ranked["bm25"]
+
+
+def test_recall_phrases_says_which_phrases_of_the_match_a_row_holds(index: HistoryIndex) -> None:
+    sql = (
+        "SELECT t.asked || ' ' || t.answered, recall_phrases(turns_fts) FROM turns_fts"
+        " JOIN turns t ON t.id = turns_fts.rowid WHERE turns_fts MATCH :m"
+    )
+    assert index.engine is not None
+    with index.engine.connect() as conn:
+        rows = list(conn.execute(text(sql), {"m": MATCH}))
+    assert len(rows) > 10
+    for said, mask in rows:
+        words = said.split()
+        held = [word in words for word in ("parser", "cache", "zeppelin")]
+        assert [bool(mask >> bit & 1) for bit in range(3)] == held, (said, mask)

@@ -188,6 +188,30 @@ static void recallBm25(const Fts5ExtensionApi *pApi, Fts5Context *pFts, sqlite3_
   }
 }
 
+/* recall_phrases(turns_fts): which phrases of the MATCH the row holds, bit i for phrase i (the
+** first 62): the query words a row can earn the exact-form bonus for. */
+static void recallPhrases(const Fts5ExtensionApi *pApi, Fts5Context *pFts, sqlite3_context *pCtx,
+                          int nVal, sqlite3_value **apVal) {
+  sqlite3_int64 mask = 0;
+  int nInst = 0;
+  int i;
+  int rc = pApi->xInstCount(pFts, &nInst);
+  (void)nVal;
+  (void)apVal;
+  for (i = 0; rc == SQLITE_OK && i < nInst; i++) {
+    int ip = 0;
+    int ic = 0;
+    int io = 0;
+    rc = pApi->xInst(pFts, i, &ip, &ic, &io);
+    if (rc == SQLITE_OK && ip >= 0 && ip < 62) mask |= ((sqlite3_int64)1) << ip;
+  }
+  if (rc == SQLITE_OK) {
+    sqlite3_result_int64(pCtx, mask);
+  } else {
+    sqlite3_result_error_code(pCtx, rc);
+  }
+}
+
 static fts5_api *recallFts5Api(sqlite3 *db) {
   fts5_api *pApi = 0;
   sqlite3_stmt *pStmt = 0;
@@ -204,11 +228,14 @@ __declspec(dllexport)
 #endif
 int sqlite3_recallrank_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *pApi) {
   fts5_api *pFts5;
+  int rc;
   SQLITE_EXTENSION_INIT2(pApi);
   pFts5 = recallFts5Api(db);
   if (pFts5 == 0 || pFts5->iVersion < 2) {
     *pzErrMsg = sqlite3_mprintf("recall_bm25 needs FTS5");
     return SQLITE_ERROR;
   }
-  return pFts5->xCreateFunction(pFts5, "recall_bm25", 0, recallBm25, 0);
+  rc = pFts5->xCreateFunction(pFts5, "recall_bm25", 0, recallBm25, 0);
+  if (rc == SQLITE_OK) rc = pFts5->xCreateFunction(pFts5, "recall_phrases", 0, recallPhrases, 0);
+  return rc;
 }

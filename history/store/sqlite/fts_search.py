@@ -10,6 +10,11 @@ over the words not yet visited, no turn left can enter the top k and the search 
 common words are reached only when turns holding nothing else could still win. Once a search's
 work budget is spent, a part is ranked in its newest turns only, and the result says so
 (`approximate`; bench/RESULTS.md measures the overlap that costs).
+
+Where the compiled recall_bm25 loads (rank_extension.py), it ranks instead of bm25(): the same
+scores, given the cached word counts instead of reading each word's posting list again in every
+statement. The exact-form bonus is added last (exact_forms.py), to every candidate that can
+still reach the top k with it; a part whose left-out turns could, is ranked again deeper.
 """
 
 from __future__ import annotations
@@ -23,11 +28,12 @@ from typing import Any
 
 from sqlalchemy import Connection, Dialect, Engine, select, text
 
-from history.query import fts_match, quote, stem
-from history.ranking import COLUMN_WEIGHTS, idf, score_bound, share_of_best
+from history.query import stem
+from history.ranking import idf, score_bound, share_of_best
 from history.store.models import TURN_COLUMNS, Turn, UtcDateTime
 from history.store.rows import Ranked
 from history.store.sqlite import exact_forms, fts, rank_extension
+from history.store.sqlite.fts_parts import Best, Part
 
 # What one search may cost FTS5, in rows scored. With bm25() (not recall_bm25), each word in a
 # MATCH also costs a read of its posting list: a posting costs about a fiftieth of a scored row.
@@ -48,9 +54,6 @@ CACHE_FROM_ROWS = 20_000
 # Above it the counts are kept until the index has grown by this share, or shrunk: recall_bm25
 # scores with them, so they are the index's own in a file nothing was added to since.
 REFRESH_AFTER_GROWTH = 0.01
-# The project tag column weighs nothing: it only narrows.
-_WEIGHTS = ", ".join(str(w) for w in (*COLUMN_WEIGHTS, 0.0))
-_BM25 = f"bm25({fts.FTS_TABLE}, {_WEIGHTS})"
 _RANKED_WHERE = (
     f" WHERE {fts.FTS_TABLE} MATCH ? AND {fts.FTS_TABLE}.rowid > ?"
     f" ORDER BY score, {fts.FTS_TABLE}.rowid DESC LIMIT ?"
@@ -61,30 +64,6 @@ _OLDEST_KEPT = (
     " ORDER BY rowid DESC LIMIT 1 OFFSET ?"
 )
 _ASKED_AT = [c.key for c in TURN_COLUMNS].index("asked_at")
-
-
-class _Best:
-    """The scores found so far, by rowid, and the k-th best of them: the bar a turn must pass;
-    and the most a turn some part left out (below its LIMIT) can score."""
-
-    def __init__(self, k: int) -> None:
-        self.k = k
-        self.scores: dict[int, float] = {}
-        self.unseen = -math.inf
-
-    def add(self, found: dict[int, float], limit: int) -> None:
-        """Keep each turn's best score: a part that left out some of its words scores it low.
-        A score of 0 is no match: the word was some project's tag, in the weightless column."""
-        for rowid, score in found.items():
-            if score > self.scores.get(rowid, 0.0):
-                self.scores[rowid] = score
-        if len(found) >= limit:
-            self.unseen = max(self.unseen, min(found.values()))
-
-    def bar(self) -> float:
-        if len(self.scores) < self.k:
-            return 0.0
-        return heapq.nlargest(self.k, self.scores.values())[-1]
 
 
 class _Budget:
@@ -109,6 +88,17 @@ class _Budget:
     def fits(self, held: Sequence[str]) -> bool:
         reads, most = self._cost(held, [])
         return reads + most * self.row_cost <= self.left
+
+    def again(self, cost: float) -> bool:
+        """Whether a part already paid for (`cost`) may be ranked again, deeper; pays if so."""
+        if cost > self.left:
+            return False
+        self.left -= cost
+        return True
+
+    def cost(self, held: Sequence[str], any_of: Sequence[str]) -> float:
+        reads, most = self._cost(held, any_of)
+        return reads + most * self.row_cost
 
     def window(self, held: Sequence[str], any_of: Sequence[str]) -> int | None:
         """How many of the part's newest rows it may rank (0: all of them), or None: skip it."""
@@ -146,20 +136,25 @@ class FtsSearch:
             ordered = sorted(terms, key=lambda term: frequency[term])
             term_idf = {term: idf(indexed, frequency[term]) for term in terms}
             ceiling = [score_bound(term_idf[term]) for term in ordered]
-            best = _Best(k)
+            best = Best(k)
             limit = k + exact_forms.CANDIDATES_PER_PART
             cut_short = False
+            # The parts that returned all `limit` rows they were asked for: their window and cost.
+            full: list[tuple[Part, int, float]] = []
 
             def rank(held: Sequence[str], any_of: Sequence[str], without: Sequence[str]) -> None:
                 nonlocal cut_short
+                cost = budget.cost(held, any_of)
                 window = budget.window(held, any_of)
                 if window is None:
                     cut_short = True
                     return
-                part = _Part(held, any_of, tag, without)
-                found, whole = _ranked(conn, part, counts, stored_since, limit, window)
-                best.add(found, limit)
+                part = Part(held, any_of, tag, without)
+                found, masks, whole = _ranked(conn, part, counts, stored_since, limit, window)
+                best.add(found, limit, *part.bonus(masks, term_idf))
                 cut_short = cut_short or not whole
+                if len(found) >= limit:
+                    full.append((part, window, cost))
 
             at_once = budget.fits(ordered)
             if at_once:  # every matching turn in one ranking: the exhaustive one
@@ -176,8 +171,25 @@ class FtsSearch:
                 if ceiling[i] >= best.bar():
                     rank([term], [], later if counts is not None else [])
             final, proven = exact_forms.with_bonus(
-                conn, terms, term_idf, best.scores, best.unseen, k
+                conn, terms, term_idf, best.scores, best.reach(), best.unseen, k
             )
+            # A turn some part left below its LIMIT could still pass the k-th best with its
+            # bonus: those parts again, four times deeper, while the budget allows.
+            while not proven and full and limit < exact_forms.DEEPEST:
+                if not exact_forms.unseen_could_pass(final, best.unseen, k):
+                    break
+                again, full = full, []
+                if not budget.again(sum(cost for *_, cost in again)):
+                    break
+                limit, best.unseen = min(limit * 4, exact_forms.DEEPEST), -math.inf
+                for part, window, cost in again:
+                    found, masks, _ = _ranked(conn, part, counts, stored_since, limit, window)
+                    best.add(found, limit, *part.bonus(masks, term_idf))
+                    if len(found) >= limit:
+                        full.append((part, window, cost))
+                final, proven = exact_forms.with_bonus(
+                    conn, terms, term_idf, best.scores, best.reach(), best.unseen, k
+                )
             top = heapq.nlargest(k, final.values())
             kept = [rowid for rowid, score in final.items() if top and score >= top[-1]]
             rows = conn.execute(select(Turn.id, *TURN_COLUMNS).where(Turn.id.in_(kept)))
@@ -219,72 +231,36 @@ class FtsSearch:
             return {term: self._document_frequency.get(term, 0) for term in terms}
 
 
-class _Part:
-    """The turns that hold one of `held`, and one of `any_of` if given, and none of `without`,
-    in the project `tag`."""
-
-    def __init__(
-        self,
-        held: Sequence[str],
-        any_of: Sequence[str],
-        tag: str | None,
-        without: Sequence[str] = (),
-    ) -> None:
-        self.held, self.any_of = tuple(held), tuple(any_of)
-        match = _words(held)
-        if any_of:
-            match = f"{match} AND {_words(any_of)}"
-        if without:
-            match = f"({match} NOT {_words(without)})"
-        if tag is not None:
-            match = f"{match} AND {fts.PROJECT_TAG} : {quote(tag)}"
-        self.match = match
-        self.phrases = [*held, *any_of, *without, *([tag] if tag is not None else [])]
-
-    def ranking(self, counts: dict[str, int] | None, limit: int) -> tuple[str, list[int | None]]:
-        """The ranking function's SQL and its parameters: bm25(), or recall_bm25 given each
-        phrase's count (None, which it counts itself, where the cache has none) and the rows
-        the statement keeps (it skips reading the length of a row that cannot be among them)."""
-        if counts is None:
-            return _BM25, []
-        given = [*(counts.get(phrase) or None for phrase in self.phrases), limit]
-        marks = ", ".join("?" for _ in given)
-        return f"{rank_extension.FUNCTION}({fts.FTS_TABLE}, {_WEIGHTS}, {marks})", given
-
-
 def _ranked(
     conn: Connection,
-    part: _Part,
+    part: Part,
     counts: dict[str, int] | None,
     since: str | None,
     limit: int,
     window: int,
-) -> tuple[dict[int, float], bool]:
+) -> tuple[dict[int, float], dict[int, int], bool]:
     """The best `limit` turns (rowid: score) of `part`, among its newest `window` turns (0:
-    all), ranked by bm25 over its words; and whether that was all of them (the window held
-    every match).
+    all), ranked by bm25 over its words; with recall_bm25, which of the part's phrases each
+    holds (rowid: bit mask); and whether that was all of them (the window held every match).
     Plain SQL: a search runs several of these, and building each through SQLAlchemy cost more
     than a small one takes to run."""
     floor = 0
     if window:  # FTS5 walks rowids newest first without scoring: cheap
         floor = conn.exec_driver_sql(_OLDEST_KEPT, (part.match, window)).scalar() or 0
     function, given = part.ranking(counts, limit)
-    sql = f"SELECT {fts.FTS_TABLE}.rowid, {function} AS score FROM {fts.FTS_TABLE}"
+    phrases = f"{rank_extension.PHRASES}({fts.FTS_TABLE})" if counts is not None else "NULL"
+    sql = f"SELECT {fts.FTS_TABLE}.rowid, {function} AS score, {phrases} FROM {fts.FTS_TABLE}"
     limits = (part.match, floor, limit)
     if since is None:
-        rows = conn.exec_driver_sql(sql + _RANKED_WHERE, (*given, *limits))
+        rows = conn.exec_driver_sql(sql + _RANKED_WHERE, (*given, *limits)).all()
     else:
-        rows = conn.exec_driver_sql(sql + _SINCE + _RANKED_WHERE, (*given, since, *limits))
-    return {rowid: -float(score) for rowid, score in rows}, floor == 0
+        rows = conn.exec_driver_sql(sql + _SINCE + _RANKED_WHERE, (*given, since, *limits)).all()
+    found = {rowid: -float(score) for rowid, score, _ in rows}
+    masks = {rowid: int(mask) for rowid, _, mask in rows if mask is not None}
+    return found, masks, floor == 0
 
 
 def _stored(when: datetime, dialect: Dialect) -> str:
     """`when` as `turns.asked_at` stores it."""
     process = UtcDateTime().bind_processor(dialect)
     return str(process(when) if process else when)
-
-
-def _words(words: Sequence[str]) -> str:
-    # No column filter: it would double the cost of bm25's count of each word (FTS5 would read
-    # where each hit is). A word found only in the tag column scores 0, and _Best drops it.
-    return f"({fts_match(words)})"

@@ -16,6 +16,8 @@ import os
 from typing import Any
 
 FUNCTION = "recall_bm25"
+# recall_phrases(turns_fts): which phrases of the MATCH a row holds, one bit each.
+PHRASES = "recall_phrases"
 _MODULE = "history.store.sqlite._recallrank"
 # Set (to anything) to search with bm25() even where the library loads: to compare the two.
 DISABLE_VARIABLE = "RECALL_NO_RANK_EXTENSION"
