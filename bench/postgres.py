@@ -64,13 +64,16 @@ def search_phase(out: Emitter, index: HistoryIndex, sample: Sequence[Query], k: 
     for scope in ("every", "project"):
         found: dict[str, list[list[str]]] = {RECALL: [], NAIVE: []}
         times: dict[str, list[float]] = {RECALL: [], NAIVE: []}
+        cut_short = 0
         for query in sample[:5]:  # warm the statement caches and the word counts
             index.search(query.text, project=None, k=k)
         for query in sample:
             project = query.project if scope == "project" else None
             started = time.perf_counter()
-            found[RECALL].append([h.turn_id for h in index.search(query.text, project, k=k)])
+            result = index.search(query.text, project, k=k)
             times[RECALL].append(_ms(started))
+            found[RECALL].append([h.turn_id for h in result])
+            cut_short += result.approximate
             started = time.perf_counter()
             found[NAIVE].append(naive(index, query_terms(query.text), project, k))
             times[NAIVE].append(_ms(started))
@@ -82,6 +85,7 @@ def search_phase(out: Emitter, index: HistoryIndex, sample: Sequence[Query], k: 
             for got, want in zip(found[RECALL], found[NAIVE], strict=True)
         ]
         out.emit(f"top{k}_overlap_{scope}", RECALL, sum(overlaps) / len(overlaps), "share")
+        out.emit(f"approximate_{scope}", RECALL, cut_short / len(sample), "share")
 
 
 def record_phase(out: Emitter, index: HistoryIndex, count: int, seed: int) -> None:
