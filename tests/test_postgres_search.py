@@ -76,11 +76,18 @@ QUERIES = [
 ]  # fmt: skip
 
 
+@pytest.mark.parametrize("one_statement", [0, search.ONE_STATEMENT_ROWS], ids=["parts", "one"])
 @pytest.mark.parametrize("project", [None, "/p1"])
 @pytest.mark.parametrize("words", QUERIES, ids=[" ".join(q) for q in QUERIES])
 def test_the_parts_give_the_exhaustive_top_5(
-    index: HistoryIndex, words: list[str], project: str | None
+    index: HistoryIndex,
+    words: list[str],
+    project: str | None,
+    one_statement: int,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # Few matches are ranked in one statement; `parts` makes every search go part by part.
+    monkeypatch.setattr(search, "ONE_STATEMENT_ROWS", one_statement)
     found = [hit.turn_id for hit in index.search(" ".join(words), project=project, k=5)]
     assert found == exhaustive(index, words, project)
 

@@ -49,6 +49,9 @@ HEAD_CEILING, TAIL_CEILING = 1.0, 0.4
 WORK_BUDGET = 3_000
 PROJECT_SHARE_OF_BUDGET = 0.4
 WINDOW_ROWS = 300
+# When all the scope's matching turns are about this many at most, one statement ranks them all:
+# exact, and one round trip instead of a few (a project's matches often are few).
+ONE_STATEMENT_ROWS = 1_000
 # Of a part's rows, the share holding the word in the question (measured at 1M turns: 0.22).
 HEAD_SHARE = 0.25
 # Ranked beyond k in each part, so that ties at the boundary go to the newer turn.
@@ -109,42 +112,52 @@ class TsvectorSearch:
             rows, frequency = self.counts.rows_and_counts(conn, terms)
             ordered = sorted(terms, key=lambda term: frequency[term])
             weight = {term: idf(max(rows, 1), frequency[term]) for term in ordered}
-            weights = [weight[term] for term in ordered]
             part = _Part(ordered, weight, project, since, k)
             scope = Scope.of(conn, project, since, rows)
-            best: dict[int, float] = {}
             left = WORK_BUDGET * (PROJECT_SHARE_OF_BUDGET if project is not None else 1.0)
             budget = Budget(left, scope)
-            # First the turns holding two query words or more in their question: they are few,
-            # and they set the bar that every turn holding one must pass.
-            heads = [frequency[term] * HEAD_SHARE for term in ordered]
-            pairs = sum(a * b for a, b in itertools.combinations(heads, 2)) / max(rows, 1)
-            alone = False
-            if len(ordered) > 1:
-                after = budget.window(pairs * scope.share, WINDOW_ROWS)
-                best.update(part.ranked(conn, -1, True, after))
-                alone = after is None
-            parts = [(i, head) for head in (True, False) for i in range(len(ordered))]
-            for i, head in parts:
-                bar = heapq.nlargest(k, best.values())[-1] if len(best) >= k else 0.0
-                if bound(weights, i, head, alone) <= bar:
-                    if head:
-                        continue  # the tails' bound may be lower still
-                    break
-                share = HEAD_SHARE if head else 1.0 - HEAD_SHARE
-                expected = frequency[ordered[i]] * scope.share * share  # the part's rows, about
-                after = budget.window(expected, WINDOW_ROWS)
-                best.update(part.ranked(conn, i, head, after, alone))
+            if sum(frequency.values()) * scope.share <= min(ONE_STATEMENT_ROWS, left):
+                best = part.every_match(conn)
+            else:
+                best = _in_parts(conn, part, [frequency[t] for t in ordered], rows, budget, k)
             ranked = heapq.nlargest(k + TIE_MARGIN, best.items(), key=lambda item: item[1])
             found = conn.execute(
                 select(Turn.id, *TURN_COLUMNS).where(Turn.id.in_([rowid for rowid, _ in ranked]))
             )
             scored: list[tuple[Any, float]] = [(row[1:], best[row[0]]) for row in found]
         scored.sort(key=lambda pair: (-pair[1], -pair[0][_ASKED_AT].timestamp()))
-        ceiling = [w * RANK_CEILING for w in weights]
+        ceiling = [w * RANK_CEILING for w in part.weights]
         return Ranked(
             [(row, share_of_best(score, ceiling)) for row, score in scored[:k]], budget.cut_short
         )
+
+
+def _in_parts(
+    conn: Connection, part: _Part, counts: list[int], rows: int, budget: Budget, k: int
+) -> dict[int, float]:
+    """The best rows, part by part, until no turn left can reach the top k or the budget is
+    spent (`counts`: the turns holding each word, rarest first)."""
+    best: dict[int, float] = {}
+    share = budget.scope.share
+    # First the turns holding two query words or more in their question: they are few, and they
+    # set the bar that every turn holding one must pass.
+    heads = [count * HEAD_SHARE for count in counts]
+    pairs = sum(a * b for a, b in itertools.combinations(heads, 2)) / max(rows, 1)
+    alone = False
+    if len(counts) > 1:
+        after = budget.window(pairs * share, WINDOW_ROWS)
+        best.update(part.ranked(conn, -1, True, after))
+        alone = after is None
+    for i, head in [(i, head) for head in (True, False) for i in range(len(counts))]:
+        bar = heapq.nlargest(k, best.values())[-1] if len(best) >= k else 0.0
+        if bound(part.weights, i, head, alone) <= bar:
+            if head:
+                continue  # the tails' bound may be lower still
+            break
+        expected = counts[i] * share * (HEAD_SHARE if head else 1.0 - HEAD_SHARE)
+        after = budget.window(expected, WINDOW_ROWS)
+        best.update(part.ranked(conn, i, head, after, alone))
+    return best
 
 
 class _Part:
@@ -160,6 +173,7 @@ class _Part:
         k: int,
     ) -> None:
         self.ordered, self.project = ordered, project
+        self.weights = [weight[term] for term in ordered]
         self.params: dict[str, Any] = {"limit": k + TIE_MARGIN}
         for n, term in enumerate(ordered):
             self.params[f"w{n}"] = term
@@ -172,6 +186,11 @@ class _Part:
         if since is not None:
             self.scope += " AND asked_at >= :since"
             self.params["since"] = since.astimezone(UTC).replace(tzinfo=None)
+
+    def every_match(self, conn: Connection) -> dict[int, float]:
+        """The best rows of every turn holding a query word, in one statement."""
+        where = f"{V} @@ (({any_of(range(len(self.ordered)))}){self.tag}){self.scope}"
+        return self._best(conn, where, dict(self.params))
 
     def ranked(
         self, conn: Connection, i: int, head: bool, after: datetime | None, alone: bool = False
@@ -201,6 +220,9 @@ class _Part:
             if self.project is not None:
                 where += " AND project = :project"
                 params["project"] = self.project
+        return self._best(conn, where, params)
+
+    def _best(self, conn: Connection, where: str, params: dict[str, Any]) -> dict[int, float]:
         statement = (
             f"SELECT id, {score_expression(len(self.ordered))} AS score FROM turns"
             f" WHERE {where} ORDER BY score DESC, asked_at DESC LIMIT :limit"
