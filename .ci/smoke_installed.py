@@ -50,6 +50,12 @@ def installed_outside_the_checkout() -> None:
         "the wheel lacks a language's compiled catalogue"
     )
     print("ok  the wheel speaks ten languages")
+    from history.store.sqlite import rank_extension
+
+    library = rank_extension.library_path()
+    assert library is not None, "the wheel lacks the compiled ranking function (recall_bm25)"
+    assert not Path(library).is_relative_to(CHECKOUT), f"recall_bm25 is the clone's: {library}"
+    print(f"ok  the wheel has the compiled ranking function ({Path(library).name})")
 
 
 def sdist_is_the_whole_source() -> None:
@@ -57,6 +63,7 @@ def sdist_is_the_whole_source() -> None:
     with tarfile.open(sdist) as archive:
         names = {name.split("/", 1)[-1] for name in archive.getnames()}
     wanted = {"alembic.ini", "alembic/env.py", "pyproject.toml", "Makefile", "history/index.py"}
+    wanted |= {"setup.py", "history/store/sqlite/fts5_rank.c"}
     assert wanted <= names, f"the sdist lacks {sorted(wanted - names)}"
     print(f"ok  {sdist.name} holds alembic.ini, alembic/, the Makefile and the package")
 
