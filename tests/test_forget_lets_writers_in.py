@@ -74,3 +74,30 @@ def test_a_writer_still_writing_at_the_limit_is_left_to_the_lock(tmp_path: Path)
     assert 0.1 <= time.monotonic() - started < 1.0
     writers.done(fd)
     assert WaitingWriters(db).let_in(0.1) is False
+
+
+def test_a_lock_held_past_the_limit_costs_the_next_steps_a_short_wait_only(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "history.db"
+    fd = writers.announce(db)  # a process stopped in the middle of its transaction
+    forget = WaitingWriters(db)
+    assert forget.let_in(0.2) is True
+    started = time.monotonic()
+    for _ in range(10):
+        assert forget.let_in(0.2) is True
+    assert time.monotonic() - started < 1.0  # not 10 x 0.2 s
+    writers.done(fd)
+    assert forget.let_in(0.2) is False
+
+
+def test_a_connection_returned_without_its_rollback_lets_go_of_its_lock(tmp_path: Path) -> None:
+    db = tmp_path / "history.db"
+    HistoryIndex.open(db).close()
+    engine = create_sqlite_engine(database_url(db))
+    conn = engine.connect()
+    conn.execution_options(sqlite_begin="IMMEDIATE").begin()
+    assert WaitingWriters(db).let_in(0.05) is True
+    conn.invalidate()  # lost on an error: no commit or rollback reaches SQLite
+    assert WaitingWriters(db).let_in(0.05) is False
+    engine.dispose()

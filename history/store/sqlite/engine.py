@@ -99,6 +99,13 @@ def create_sqlite_engine(
     event.listen(engine, "commit", _finished)
     event.listen(engine, "rollback", _finished)
 
+    @event.listens_for(engine, "checkin")
+    def _on_checkin(_dbapi_conn: object, record: ConnectionPoolEntry) -> None:
+        # A transaction that ended without its commit or rollback event (a connection lost on a
+        # disk error and invalidated): a shared lock left held would make a forget wait at
+        # every step.
+        writers.done(record.info.pop(_ANNOUNCED, None))
+
     return engine
 
 

@@ -24,6 +24,8 @@ except ImportError:  # pragma: no cover - Windows: nothing is announced
 SUFFIX = "-writers"
 # How often a forget looks again whether the writers it let in are done.
 POLL_SECONDS = 0.001
+# How long it waits while a writer's lock has outlasted its limit once (as a blind pause would).
+STUCK_SECONDS = 0.025
 
 
 def writers_file(database: Path) -> Path:
@@ -59,22 +61,26 @@ class WaitingWriters:
 
     def __init__(self, database: Path | None) -> None:
         self._database = database
+        self._held_past_limit = False
 
     def let_in(self, limit: float) -> bool | None:
         """Wait until no announced writer waits or writes, for at most `limit` seconds: True
         when one did (and has been let in), False when none did, None when writers cannot be
-        seen here."""
+        seen here. Once a lock was still held at the limit (a long import batch, or a process
+        stopped in its transaction), later calls wait at most STUCK_SECONDS until it is let go."""
         fd = _open(self._database)
         if fd is None:
             return None
         try:
-            deadline = time.monotonic() + limit
+            deadline = time.monotonic() + (STUCK_SECONDS if self._held_past_limit else limit)
             waited = False
             while not _try_exclusive(fd):
                 waited = True
                 if time.monotonic() >= deadline:
-                    break  # a long import batch, say: the forget's next step waits for it
+                    self._held_past_limit = True  # the forget's next step waits on SQLite's lock
+                    return True
                 time.sleep(POLL_SECONDS)
+            self._held_past_limit = False
             return waited
         finally:
             os.close(fd)
