@@ -101,26 +101,3 @@ def test_a_connection_returned_without_its_rollback_lets_go_of_its_lock(tmp_path
     conn.invalidate()  # lost on an error: no commit or rollback reaches SQLite
     assert WaitingWriters(db).let_in(0.05) is False
     engine.dispose()
-
-
-def test_a_writer_arriving_during_a_step_begins_once_the_step_ends(tmp_path: Path) -> None:
-    db = tmp_path / "history.db"
-    forget = WaitingWriters(db)
-    ended = threading.Event()
-    began: list[bool] = []
-
-    def write() -> None:
-        writers.wait_for_step(db, 5.0)
-        began.append(ended.is_set())
-
-    with forget.stepping():
-        writing = threading.Thread(target=write)
-        writing.start()
-        time.sleep(0.2)
-        assert not began  # it waits for the step, not on SQLite's lock
-        ended.set()
-    writing.join(2)
-    assert began == [True]
-    started = time.monotonic()
-    writers.wait_for_step(db, 5.0)  # no step under way: no wait
-    assert time.monotonic() - started < 0.5

@@ -90,7 +90,6 @@ def create_sqlite_engine(
         mode = options.get("sqlite_begin", "DEFERRED")
         if mode == "IMMEDIATE" and options.get("announced", True):
             conn.info[_ANNOUNCED] = writers.announce(database)  # a forget lets it in
-            writers.wait_for_step(database, busy_timeout_ms / 1000)
         try:
             conn.exec_driver_sql(f"BEGIN {mode}")
         except BaseException:

@@ -93,7 +93,7 @@ class SqliteScrub:
     def delete_step(self) -> bool:
         """Delete a batch of the turns `forget_work` lists; False when none were left."""
         began = time.monotonic()
-        with self.writers.stepping(), self._writer.begin() as conn:
+        with self._writer.begin() as conn:
             deleted = self._delete_batch(conn)
         self._adapt("turns", began)  # the commit included: FTS5 writes its segment then
         return deleted
@@ -102,7 +102,7 @@ class SqliteScrub:
         """One step of what is owed: a batch of turns, some pages of the index rewrite, or the
         final checkpoint (which never waits for a reader: "blocked" then)."""
         began = time.monotonic()
-        with self.writers.stepping(), self._writer.begin() as conn:
+        with self._writer.begin() as conn:
             row = owed.scrub(conn)
             if row is None:
                 return "done"

@@ -8,19 +8,12 @@ rollback. A large forget (forgetting.py) asks for the exclusive lock between two
 means a writer is waiting or writing, and the forget waits until it is done, instead of pausing a
 fixed time after every step for writers it cannot see. Where the file cannot be made (a read-only
 folder, a platform without `flock`), nothing is announced and the forget pauses blindly.
-
-The forget also holds an exclusive `flock` on `<name>-step` for each step, and a writer waits for
-that before its BEGIN IMMEDIATE, looking every millisecond: it begins as soon as the step ends,
-instead of at its busy handler's next try (up to 25-100 ms later), which the forget would wait for.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 try:
@@ -29,51 +22,14 @@ except ImportError:  # pragma: no cover - Windows: nothing is announced
     fcntl = None  # type: ignore[assignment]
 
 SUFFIX = "-writers"
-STEP_SUFFIX = "-step"
 # How often a forget looks again whether the writers it let in are done.
 POLL_SECONDS = 0.001
 # How long it waits while a writer's lock has outlasted its limit once (as a blind pause would).
 STUCK_SECONDS = 0.025
 
 
-def writers_file(database: Path, suffix: str = SUFFIX) -> Path:
-    return database.with_name(database.name + suffix)
-
-
-def wait_for_step(database: Path | None, limit: float) -> None:
-    """Before a write transaction: wait, at most `limit` seconds, for a forget's step under way
-    to end (the write lock is then free)."""
-    fd = _open(database, STEP_SUFFIX)
-    if fd is None:
-        return
-    try:
-        deadline = time.monotonic() + limit
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-                return
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    return  # SQLite's busy timeout decides from here
-                time.sleep(POLL_SECONDS)
-            except OSError:
-                return
-    finally:
-        os.close(fd)
-
-
-@contextmanager
-def stepping(database: Path | None) -> Iterator[None]:
-    """A forget's step: writers arriving meanwhile wait for its end in `wait_for_step`."""
-    fd = _open(database, STEP_SUFFIX)
-    if fd is not None and not _try_exclusive(fd):
-        os.close(fd)  # another forget's step: SQLite's lock orders the two
-        fd = None
-    try:
-        yield
-    finally:
-        if fd is not None:
-            os.close(fd)
+def writers_file(database: Path) -> Path:
+    return database.with_name(database.name + SUFFIX)
 
 
 def announce(database: Path | None) -> int | None:
@@ -107,9 +63,6 @@ class WaitingWriters:
         self._database = database
         self._held_past_limit = False
 
-    def stepping(self) -> contextlib.AbstractContextManager[None]:
-        return stepping(self._database)
-
     def let_in(self, limit: float) -> bool | None:
         """Wait until no announced writer waits or writes, for at most `limit` seconds: True
         when one did (and has been let in), False when none did, None when writers cannot be
@@ -133,12 +86,11 @@ class WaitingWriters:
             os.close(fd)
 
 
-def _open(database: Path | None, suffix: str = SUFFIX) -> int | None:
+def _open(database: Path | None) -> int | None:
     if database is None or fcntl is None:
         return None
     try:
-        flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC
-        return os.open(writers_file(database, suffix), flags, 0o600)
+        return os.open(writers_file(database), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     except OSError:
         return None
 
