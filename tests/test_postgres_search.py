@@ -118,33 +118,3 @@ def test_a_word_outside_the_question_ranks_below_any_in_it(
         ).scalar_one()
     ceiling = search.HEAD_CEILING if "asked" in places else search.TAIL_CEILING
     assert 0 < rank <= ceiling
-
-
-@pytest.mark.parametrize("one_statement", [0, search.ONE_STATEMENT_ROWS], ids=["parts", "one"])
-def test_a_word_of_one_project_only_is_read_no_further_than_the_budget(
-    postgres_url: str, monkeypatch: pytest.MonkeyPatch, one_statement: int
-) -> None:
-    # Regression: a project's own identifier is in many more of its turns than the project's
-    # share of all turns suggests; ranking them all took 134 ms at 1M. Now a part reads at most
-    # what is left, then ranks the newest turns, and says so.
-    opened = HistoryIndex.open(postgres_url)
-    now = datetime.now(UTC)
-    turns = [
-        ImportedTurn(
-            turn_id=f"{project}{n}", session_id=f"{project}{n // 10}", project=project,
-            asked="zzident fix" if project == "/small" else "other work",
-            answered="done", files=(), edited=(), tools=(), tainted=False,
-            asked_at=now - timedelta(minutes=n),
-        )
-        for project, size in (("/big", 600), ("/small", 60))
-        for n in range(size)
-    ]  # fmt: skip
-    assert opened.record_many(turns).new == 660
-    monkeypatch.setattr(search, "ONE_STATEMENT_ROWS", one_statement)
-    monkeypatch.setattr(search, "WORK_BUDGET", 20)
-    monkeypatch.setattr(search, "WINDOW_ROWS", 5)
-    found = opened.search("zzident", project="/small", k=3)
-    assert found.approximate and [hit.turn_id for hit in found] == ["/small0", "/small1", "/small2"]
-    monkeypatch.setattr(search, "WORK_BUDGET", 3_000)
-    assert not opened.search("zzident", project="/small", k=3).approximate
-    opened.close()

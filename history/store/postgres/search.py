@@ -116,15 +116,10 @@ class TsvectorSearch:
             scope = Scope.of(conn, project, since, rows)
             left = WORK_BUDGET * (PROJECT_SHARE_OF_BUDGET if project is not None else 1.0)
             budget = Budget(left, scope)
-            best: dict[int, float] = {}
-            cap, whole = int(min(ONE_STATEMENT_ROWS, left)), False
-            if sum(frequency.values()) * scope.share <= cap:
-                best, seen = part.every_match(conn, cap)
-                budget.left -= seen
-                whole = seen < cap  # else more matches than the estimate: by parts
-            if not whole:
-                counts = [frequency[t] for t in ordered]
-                best.update(_in_parts(conn, part, counts, rows, budget, k))
+            if sum(frequency.values()) * scope.share <= min(ONE_STATEMENT_ROWS, left):
+                best = part.every_match(conn)
+            else:
+                best = _in_parts(conn, part, [frequency[t] for t in ordered], rows, budget, k)
             ranked = heapq.nlargest(k + TIE_MARGIN, best.items(), key=lambda item: item[1])
             found = conn.execute(
                 select(Turn.id, *TURN_COLUMNS).where(Turn.id.in_([rowid for rowid, _ in ranked]))
@@ -150,41 +145,19 @@ def _in_parts(
     pairs = sum(a * b for a, b in itertools.combinations(heads, 2)) / max(rows, 1)
     alone = False
     if len(counts) > 1:
-        alone = _rank(conn, part, budget, best, -1, True, False, pairs * share, pairs)
+        after = budget.window(pairs * share, WINDOW_ROWS)
+        best.update(part.ranked(conn, -1, True, after))
+        alone = after is None
     for i, head in [(i, head) for head in (True, False) for i in range(len(counts))]:
         bar = heapq.nlargest(k, best.values())[-1] if len(best) >= k else 0.0
         if bound(part.weights, i, head, alone) <= bar:
             if head:
                 continue  # the tails' bound may be lower still
             break
-        count = counts[i] * (HEAD_SHARE if head else 1.0 - HEAD_SHARE)
-        _rank(conn, part, budget, best, i, head, alone, count * share, count)
+        expected = counts[i] * share * (HEAD_SHARE if head else 1.0 - HEAD_SHARE)
+        after = budget.window(expected, WINDOW_ROWS)
+        best.update(part.ranked(conn, i, head, after, alone))
     return best
-
-
-def _rank(
-    conn: Connection,
-    part: _Part,
-    budget: Budget,
-    best: dict[int, float],
-    i: int,
-    head: bool,
-    alone: bool,
-    expected: float,
-    most: float,
-) -> bool:
-    """Rank part (i, head) into `best`; True when it was ranked whole. A part expected to fit
-    is read up to what is left: a project's own words can hold many more of its turns than
-    its share suggests (up to `most`), and then the part is ranked in a window sized for that."""
-    cap = int(max(budget.left, WINDOW_ROWS))
-    after = budget.window(expected, WINDOW_ROWS)
-    found, seen = part.ranked(conn, i, head, after, alone, None if after else cap)
-    best.update(found)
-    if after is None and seen >= cap:
-        budget.cut_short, budget.left = True, min(budget.left, 0.0)
-        after = budget.window(max(most, cap + 1.0), WINDOW_ROWS)
-        best.update(part.ranked(conn, i, head, after, alone)[0])
-    return after is None
 
 
 class _Part:
@@ -214,21 +187,14 @@ class _Part:
             self.scope += " AND asked_at >= :since"
             self.params["since"] = since.astimezone(UTC).replace(tzinfo=None)
 
-    def every_match(self, conn: Connection, cap: int) -> tuple[dict[int, float], int]:
-        """The best rows of every turn holding a query word (of the first `cap` read), in one
-        statement, and the rows read."""
+    def every_match(self, conn: Connection) -> dict[int, float]:
+        """The best rows of every turn holding a query word, in one statement."""
         where = f"{V} @@ (({any_of(range(len(self.ordered)))}){self.tag}){self.scope}"
-        return self._best(conn, where, dict(self.params), cap)
+        return self._best(conn, where, dict(self.params))
 
     def ranked(
-        self,
-        conn: Connection,
-        i: int,
-        head: bool,
-        after: datetime | None,
-        alone: bool = False,
-        cap: int | None = None,
-    ) -> tuple[dict[int, float], int]:
+        self, conn: Connection, i: int, head: bool, after: datetime | None, alone: bool = False
+    ) -> dict[int, float]:
         """The part's best rows; with `after`, among the turns asked after it only. Part -1:
         the turns holding two query words or more in their question. `alone`: those were all
         ranked, so a head part leaves them out."""
@@ -254,20 +220,11 @@ class _Part:
             if self.project is not None:
                 where += " AND project = :project"
                 params["project"] = self.project
-        return self._best(conn, where, params, cap)
+        return self._best(conn, where, params)
 
-    def _best(
-        self, conn: Connection, where: str, params: dict[str, Any], cap: int | None
-    ) -> tuple[dict[int, float], int]:
-        """The best rows where `where` holds, and how many rows were ranked; with `cap`, of
-        the first `cap` rows read (GIN's order: the oldest first)."""
-        source = f"turns WHERE {where}"
-        if cap is not None:
-            source = f"(SELECT * FROM turns WHERE {where} LIMIT :cap) AS capped"
-            params["cap"] = cap
+    def _best(self, conn: Connection, where: str, params: dict[str, Any]) -> dict[int, float]:
         statement = (
-            f"SELECT id, {score_expression(len(self.ordered))} AS score, count(*) OVER ()"
-            f" FROM {source} ORDER BY score DESC, asked_at DESC LIMIT :limit"
+            f"SELECT id, {score_expression(len(self.ordered))} AS score FROM turns"
+            f" WHERE {where} ORDER BY score DESC, asked_at DESC LIMIT :limit"
         )
-        found = conn.execute(text(statement), params).all()
-        return {row[0]: float(row[1]) for row in found}, int(found[0][2]) if found else 0
+        return {rowid: float(score) for rowid, score in conn.execute(text(statement), params)}
