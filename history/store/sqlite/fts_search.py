@@ -37,14 +37,13 @@ from history.store.sqlite.fts_parts import Best, Part
 
 # What one search may cost FTS5, in rows scored. With bm25() (not recall_bm25), each word in a
 # MATCH also costs a read of its posting list: a posting costs about a fiftieth of a scored row.
-# At 1M turns of the standard mix, 20,000 cut 40% of the searches short every project (top-5
-# overlap with the exhaustive ranking 0.87), 40,000 cut 20% (0.94), 80,000 9% (0.98) at twice
-# the CPU p95 (bench/RESULTS.md).
-WORK_BUDGET = 40_000
+# At 1M turns with recall_bm25 (bench/RESULTS.md), 40,000 cut 19% of the standard mix's searches
+# short every project (top-5 overlap with the exhaustive ranking 0.942) and 25% of the common
+# mix's (0.865); 80,000 cuts 8% (0.982) and 15% (0.96), for +2 ms CPU p95 (standard) and +23 ms
+# (common).
+WORK_BUDGET = 80_000
 # A row scored in a project-scoped search costs about this many (FTS5 also steps through the
-# project tag's postings, and the ranking reads the tag's hits in every row); the rows a
-# project-scoped search may rank are as many as before the budget doubled, which kept its top 5
-# 0.99 of the exhaustive one's at 1M.
+# project tag's postings, and the ranking reads the tag's hits in every row).
 PROJECT_ROW_COST = 4.0
 POSTINGS_READ_PER_ROW_SCORED = 50
 # The fewest newest rows a part over the budget is ranked in.
