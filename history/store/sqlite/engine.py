@@ -13,7 +13,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.pool import ConnectionPoolEntry, NullPool
 
 from history.query import fold, index_text
-from history.store.sqlite import fts, rank_extension, writers
+from history.store.sqlite import fts, rank_extension, summaries, writers
 
 BUSY_TIMEOUT_MS = 5_000
 WAL_AUTOCHECKPOINT_PAGES = 10_000
@@ -77,6 +77,10 @@ def create_sqlite_engine(
         dbapi_conn.create_function(
             fts.INDEX_TEXT_FUNCTION, 1, _index_text_or_none, deterministic=True
         )
+        # Whether the summary insert trigger steps aside: a bulk write turns it on (summaries.py).
+        bulk = summaries.BulkFlag()
+        dbapi_conn.create_function(summaries.IN_BULK_FUNCTION, 0, bulk)
+        record.info[summaries.IN_BULK_FUNCTION] = bulk
         # FTS5's bm25() with the word counts handed in, where the compiled library loads.
         record.info[rank_extension.FUNCTION] = rank_extension.load(dbapi_conn)
 

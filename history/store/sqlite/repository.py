@@ -6,12 +6,12 @@ import time
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import Connection, Engine, func, select
+from sqlalchemy import Connection, Engine, func, select, text
 from sqlalchemy.dialects.sqlite import insert
 from sqlalchemy.exc import DBAPIError
 
 from history import domain
-from history.domain import SearchResults
+from history.domain import NewTurn, SearchResults, UpsertCounts
 from history.paging import PageKey
 from history.store import owed, rows
 from history.store.models import Conversation
@@ -19,7 +19,7 @@ from history.store.owed import ScrubState
 from history.store.rows import chunks as _chunks
 from history.store.rows import scope as _scope
 from history.store.sql_repository import SqlTurnRepository
-from history.store.sqlite import fts
+from history.store.sqlite import fts, summaries
 from history.store.sqlite.engine import sqlite_path, writer
 from history.store.sqlite.forgetting import SqliteScrub
 from history.store.sqlite.fts_search import FtsSearch
@@ -74,6 +74,24 @@ class SqliteTurnRepository(SqlTurnRepository):
                 return owed.work(conn)
         except DBAPIError:  # a file opened read-only before migration 0008: no forget under way
             return set()
+
+    def upsert_many(self, turns: Sequence[NewTurn]) -> UpsertCounts:
+        """The batch's rows in one statement, then its new rows counted into the summaries set
+        by set (summaries.bulk_added_statements), the insert trigger aside meanwhile."""
+        with self._writer.begin() as conn:
+            bulk = conn.connection.info.get(summaries.IN_BULK_FUNCTION)
+            if not isinstance(bulk, summaries.BulkFlag):
+                return rows.upsert_changed(conn, turns, self._upsert_rows)
+            before = conn.exec_driver_sql(summaries.LAST_ID).scalar_one()
+            bulk.on = True
+            try:
+                counts = rows.upsert_changed(conn, turns, self._upsert_rows)
+            finally:
+                bulk.on = False
+            if counts.new:
+                for statement in summaries.bulk_added_statements():
+                    conn.execute(text(statement), {"before": before})
+            return counts
 
     def delete_sessions(self, session_ids: Sequence[str]) -> int:
         return self._forget_sessions(list(session_ids), None)
