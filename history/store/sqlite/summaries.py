@@ -115,35 +115,42 @@ def trigger_statements(bulk_aware: bool = False) -> list[str]:
 def bulk_added_statements() -> list[str]:
     """Count the turns with ids above :before (a bulk write's new rows, the insert trigger
     aside) into the summaries, as the trigger would have one row after another."""
-    new = "turns.id > :before"
-    conversation = "first.session_id = turns.session_id AND first.project = turns.project"
+    # Materialized first: grouping straight from `turns`, SQLite would walk a whole index in
+    # group order to skip a sort, reading every turn to find the batch's few.
+    new = (
+        "WITH new AS MATERIALIZED (SELECT id, session_id, project, asked_at, tainted, edited "
+        "FROM turns WHERE id > :before) "
+    )
+    first = (
+        "(SELECT first.id FROM new AS first WHERE first.session_id = new.session_id "
+        "AND first.project = new.project ORDER BY first.asked_at, first.id LIMIT 1)"
+    )
     return [
-        "INSERT INTO projects (project, turns, conversations, first_asked_at, last_asked_at) "
-        f"SELECT project, count(*), 0, min(asked_at), max(asked_at) FROM turns WHERE {new} "
-        "GROUP BY project ON CONFLICT (project) DO UPDATE SET turns = turns + excluded.turns, "
+        f"{new}INSERT INTO projects (project, turns, conversations, first_asked_at, "
+        "last_asked_at) SELECT project, count(*), 0, min(asked_at), max(asked_at) FROM new "
+        "WHERE true GROUP BY project ON CONFLICT (project) DO UPDATE SET "
+        "turns = turns + excluded.turns, "
         "first_asked_at = min(first_asked_at, excluded.first_asked_at), "
         "last_asked_at = max(last_asked_at, excluded.last_asked_at)",
         # The conversations new to a project, counted before their summary rows exist.
-        "UPDATE projects SET conversations = conversations + (SELECT count(DISTINCT session_id) "
-        f"FROM turns WHERE {new} AND turns.project = projects.project AND NOT EXISTS "
-        "(SELECT 1 FROM conversations WHERE conversations.session_id = turns.session_id "
-        "AND conversations.project = turns.project)) "
-        f"WHERE project IN (SELECT project FROM turns WHERE {new})",
-        "INSERT INTO conversations (session_id, project, turns, tainted_turns, first_id, "
+        f"{new}UPDATE projects SET conversations = projects.conversations + counted.conversations "
+        "FROM (SELECT project, count(DISTINCT session_id) AS conversations FROM new "
+        "WHERE NOT EXISTS (SELECT 1 FROM conversations WHERE "
+        "conversations.session_id = new.session_id AND conversations.project = new.project) "
+        "GROUP BY project) AS counted WHERE projects.project = counted.project",
+        f"{new}INSERT INTO conversations (session_id, project, turns, tainted_turns, first_id, "
         "first_asked_at, last_asked_at) "
-        "SELECT session_id, project, count(*), sum(tainted), "
-        f"(SELECT first.id FROM turns AS first WHERE first.id > :before AND {conversation} "
-        "ORDER BY first.asked_at, first.id LIMIT 1), min(asked_at), max(asked_at) "
-        f"FROM turns WHERE {new} GROUP BY session_id, project "
+        f"SELECT session_id, project, count(*), sum(tainted), {first}, min(asked_at), "
+        "max(asked_at) FROM new WHERE true GROUP BY session_id, project "
         "ON CONFLICT (session_id, project) DO UPDATE SET turns = turns + excluded.turns, "
         "tainted_turns = tainted_turns + excluded.tainted_turns, "
         "first_id = CASE WHEN (excluded.first_asked_at, excluded.first_id) "
         "< (first_asked_at, first_id) THEN excluded.first_id ELSE first_id END, "
         "first_asked_at = min(first_asked_at, excluded.first_asked_at), "
         "last_asked_at = max(last_asked_at, excluded.last_asked_at)",
-        "INSERT INTO conversation_edits (session_id, project, path, turns) "
-        "SELECT session_id, project, edited_path.value, count(DISTINCT turns.id) "
-        f"FROM turns, json_each(turns.edited) AS edited_path WHERE {new} "
+        f"{new}INSERT INTO conversation_edits (session_id, project, path, turns) "
+        "SELECT session_id, project, edited_path.value, count(DISTINCT new.id) "
+        "FROM new, json_each(new.edited) AS edited_path WHERE true "
         "GROUP BY session_id, project, edited_path.value "
         "ON CONFLICT (session_id, project, path) DO UPDATE SET turns = turns + excluded.turns",
     ]
