@@ -26,7 +26,7 @@ from bench.measure import RECALL, Emitter
 from bench.mixes import MIXES, turns
 from bench.world import projects, word_weights
 from history import HistoryIndex
-from history.prepare import prepare
+from history.prepare import prepare_fields
 from history.store.models import TURN_COLUMNS
 from history.store.postgres import schema, summaries
 from history.store.rows import row_values
@@ -49,19 +49,7 @@ def _copy_rows(index: HistoryIndex, size: int, seed: int, end: datetime, mix: st
             chunk = list(itertools.islice(stream, min(BATCH, size - written)))
             with connection.cursor() as cursor, cursor.copy(copy) as rows:
                 for item in chunk:
-                    turn = prepare(
-                        item.turn_id,
-                        item.session_id,
-                        item.project,
-                        item.asked,
-                        item.answered,
-                        item.files,
-                        item.edited,
-                        item.tools,
-                        item.tainted,
-                        item.asked_at,
-                        ids,
-                    )
+                    turn = prepare_fields(item, ids)
                     values = row_values(turn)
                     values["asked_at"] = turn.asked_at.astimezone(UTC).replace(tzinfo=None)
                     rows.write_row([values[column] for column in _COLUMNS])

@@ -24,7 +24,7 @@ from history.domain import (
     Turn,
 )
 from history.home import ensure_private_dir, resolve_home
-from history.prepare import MAX_DAYS, RecordCounts, TurnFields, prepare
+from history.prepare import MAX_DAYS, RecordCounts, TurnFields, prepare, prepare_fields
 from history.query import terms
 from history.redaction.ids import IdMask
 from history.store import backends
@@ -169,21 +169,7 @@ class HistoryIndex:
         failed = 0
         for item in turns:
             try:
-                prepared.append(
-                    prepare(
-                        item.turn_id,
-                        item.session_id,
-                        item.project,
-                        item.asked,
-                        item.answered,
-                        item.files,
-                        item.edited,
-                        item.tools,
-                        item.tainted,
-                        item.asked_at,
-                        self._ids,
-                    )
-                )
+                prepared.append(prepare_fields(item, self._ids))
             except Exception as exc:
                 shown = self._shown_id(item.turn_id)
                 log.warning("turn %s not recorded: %s", shown, type(exc).__name__)

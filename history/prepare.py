@@ -103,6 +103,23 @@ class TurnFields(Protocol):
     def asked_at(self) -> datetime | None: ...
 
 
+def prepare_fields(item: TurnFields, ids: IdMask | None = None) -> NewTurn:
+    """`prepare` for a turn given as one object (an import's or a generated turn)."""
+    return prepare(
+        item.turn_id,
+        item.session_id,
+        item.project,
+        item.asked,
+        item.answered,
+        item.files,
+        item.edited,
+        item.tools,
+        item.tainted,
+        item.asked_at,
+        ids,
+    )
+
+
 @dataclass(frozen=True)
 class RecordCounts:
     new: int = 0
