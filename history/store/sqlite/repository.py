@@ -79,9 +79,8 @@ class SqliteTurnRepository(SqlTurnRepository):
         """The batch's rows in one statement, then its new rows counted into the summaries set
         by set (summaries.bulk_added_statements), the insert trigger aside meanwhile."""
         with self._writer.begin() as conn:
-            bulk = conn.connection.info.get(summaries.IN_BULK_FUNCTION)
-            if not isinstance(bulk, summaries.BulkFlag):
-                return rows.upsert_changed(conn, turns, self._upsert_rows)
+            # Every SQLite engine registers the flag (engine.create_sqlite_engine).
+            bulk: summaries.BulkFlag = conn.connection.info[summaries.IN_BULK_FUNCTION]
             before = conn.exec_driver_sql(summaries.LAST_ID).scalar_one()
             bulk.on = True
             try:
