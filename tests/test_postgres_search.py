@@ -16,7 +16,7 @@ from sqlalchemy import text
 from history import HistoryIndex
 from history.importers.base import ImportedTurn
 from history.ranking import idf
-from history.store.postgres import schema, search
+from history.store.postgres import schema, search, search_bounds
 from history.store.postgres.repository import PostgresTurnRepository
 
 COMMON, MIDDLING = ["alpha", "beta", "gamma"], [f"mid{n}" for n in range(30)]
@@ -100,7 +100,7 @@ PLACES = st.lists(st.sampled_from(["asked", "files", "answered"]), min_size=1, m
 def test_a_word_outside_the_question_ranks_below_any_in_it(
     index: HistoryIndex, places: list[str], filler: int
 ) -> None:
-    # The search stops on these ceilings (search.bound): a turn holding the word in its
+    # The search stops on these ceilings (search_bounds.bound): a turn holding the word in its
     # question scores under HEAD_CEILING, one holding it only elsewhere under TAIL_CEILING.
     texts = {"asked": ["lead"], "files": ["src/x.py"], "answered": ["pad"] * filler}
     for place in places:
@@ -116,5 +116,5 @@ def test_a_word_outside_the_question_ranks_below_any_in_it(
             ),
             {place: " ".join(words) for place, words in texts.items()},
         ).scalar_one()
-    ceiling = search.HEAD_CEILING if "asked" in places else search.TAIL_CEILING
+    ceiling = search_bounds.HEAD_CEILING if "asked" in places else search_bounds.TAIL_CEILING
     assert 0 < rank <= ceiling

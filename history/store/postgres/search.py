@@ -10,7 +10,9 @@ order: a word in the question scores under HEAD_CEILING, a word only elsewhere u
 TAIL_CEILING. So the search looks first at the turns holding a query word in their question
 (found by their own index, schema.ASKED_INDEX), rarest word first, then at the rest, each part
 ranked with every query word; once the k-th best score found beats what any turn not yet seen
-can score, no turn left can enter the top k and the search stops.
+can score, no turn left can enter the top k and the search stops. Before that, a part whose own
+word cannot pass the k-th best score asks only for its turns that also hold enough of the other
+query words (search_bounds.py): the GIN indexes pick those out, and no other row is read.
 
 What a search costs is the rows it ranks: each is a heap page (the vector is stored MAIN,
 inline), read from the OS's cache when shared buffers (128 MB by default) do not hold it, and
@@ -33,6 +35,7 @@ from history.folding import strip_marks
 from history.ranking import idf, share_of_best
 from history.store.models import TURN_COLUMNS, Turn
 from history.store.postgres import schema
+from history.store.postgres.search_bounds import company, share_holding
 from history.store.postgres.search_scope import Budget, Scope
 from history.store.postgres.statistics import WordCounts
 from history.store.rows import Ranked
@@ -41,9 +44,6 @@ from history.store.rows import Ranked
 WEIGHTS = "{0, 0.3, 0.4, 1.0}"
 # The scale of Hit.score: the most one word's ts_rank is taken to reach.
 RANK_CEILING = 1.5
-# ts_rank of one word first found in the question stays below sum(1/n²) / 1.645 < 1; first
-# found in the file names, below 0.4 (the answer's 0.3 is less).
-HEAD_CEILING, TAIL_CEILING = 1.0, 0.4
 # Rows one search may rank (in one project fewer, for its tighter target); a part past what is
 # left is ranked in its newest turns, about WINDOW_ROWS of them at least.
 WORK_BUDGET = 3_000
@@ -78,23 +78,20 @@ def any_of(indices: Sequence[int], asked: bool = False) -> str:
     return " || ".join(schema.word_query(f":w{n}") for n in indices)
 
 
+def all_of_one(sets: Sequence[tuple[int, ...]]) -> str:
+    """SQL for a tsquery matching the turns that hold every word of one of `sets` (each a
+    tuple of indices n of the words `:w<n>`)."""
+    return " || ".join(
+        "(" + " && ".join(schema.word_query(f":w{n}") for n in words) + ")" for words in sets
+    )
+
+
 def two_of(count: int) -> str:
     """SQL for a tsquery matching any two of the words `:w0`.. (`count` of them)."""
     return " || ".join(
         f"({schema.word_query(f':w{a}')} && {schema.word_query(f':w{b}')})"
         for a, b in itertools.combinations(range(count), 2)
     )
-
-
-def bound(weights: Sequence[float], i: int, head: bool, alone: bool = False) -> float:
-    """The most a turn not yet ranked can score before part (i, head): it holds none of the
-    words before i in its question (`alone`: none but the i-th), and among the tails none of
-    them at all."""
-    if head and alone:
-        return HEAD_CEILING * weights[i] + TAIL_CEILING * (sum(weights) - weights[i])
-    if head:
-        return TAIL_CEILING * sum(weights[:i]) + HEAD_CEILING * sum(weights[i:])
-    return TAIL_CEILING * sum(weights[i:])
 
 
 class TsvectorSearch:
@@ -150,13 +147,16 @@ def _in_parts(
         alone = after is None
     for i, head in [(i, head) for head in (True, False) for i in range(len(counts))]:
         bar = heapq.nlargest(k, best.values())[-1] if len(best) >= k else 0.0
-        if bound(part.weights, i, head, alone) <= bar:
+        needed = company(part.weights, i, head, alone, bar)
+        if needed == []:
             if head:
                 continue  # the tails' bound may be lower still
             break
         expected = counts[i] * share * (HEAD_SHARE if head else 1.0 - HEAD_SHARE)
+        if needed is not None:
+            expected *= share_holding(needed, counts, rows)
         after = budget.window(expected, WINDOW_ROWS)
-        best.update(part.ranked(conn, i, head, after, alone))
+        best.update(part.ranked(conn, i, head, after, alone, needed))
     return best
 
 
@@ -193,26 +193,34 @@ class _Part:
         return self._best(conn, where, dict(self.params))
 
     def ranked(
-        self, conn: Connection, i: int, head: bool, after: datetime | None, alone: bool = False
+        self,
+        conn: Connection,
+        i: int,
+        head: bool,
+        after: datetime | None,
+        alone: bool = False,
+        needed: Sequence[tuple[int, ...]] | None = None,
     ) -> dict[int, float]:
         """The part's best rows; with `after`, among the turns asked after it only. Part -1:
         the turns holding two query words or more in their question. `alone`: those were all
-        ranked, so a head part leaves them out."""
+        ranked, so a head part leaves them out. `needed`: the sets of other words of which a
+        turn must hold one to be ranked (search_bounds.company)."""
         params = dict(self.params)
         count = len(self.ordered)
-        word = f"({schema.word_query(f':w{i}')}{self.tag})"
+        word = schema.word_query(f":w{i}")
         if i < 0:
             where = f"({schema.ASKED_WORDS}) @@ (({two_of(count)}){self.tag}){self.scope}"
         elif head:
-            where = f"({schema.ASKED_WORDS}) @@ {word}{self.scope}"
+            # The question's own index leaves out the turns a part before ranked, unread.
             others = [n for n in range(count) if n != i] if alone else list(range(i))
-            if others:
-                where += f" AND NOT {V} @@ ({any_of(others, asked=True)})"
+            unless = f" && !!({any_of(others)})" if others else ""
+            where = f"({schema.ASKED_WORDS}) @@ ({word}{unless}{self.tag}){self.scope}"
         else:
-            where = f"{V} @@ {word} AND NOT {V} @@ ({any_of(range(count), asked=True)})"
-            where += self.scope
-            if i:
-                where += f" AND NOT {V} @@ ({any_of(range(i))})"
+            unless = f" && !!({any_of(range(i))})" if i else ""
+            where = f"{V} @@ ({word}{unless}{self.tag})"
+            where += f" AND NOT {V} @@ ({any_of(range(count), asked=True)}){self.scope}"
+        if needed:
+            where += f" AND {V} @@ ({all_of_one(needed)})"
         if after is not None:
             # A btree narrows to the newest turns (of the project) before any row is read.
             where += " AND asked_at >= :after"
