@@ -6,9 +6,10 @@
 Each turn goes through the same preparation as `record_many` (redaction, id masking, caps), then
 rows go in with COPY while the full-text index and the summary triggers are off: the generated
 `search_vector` is still computed by PostgreSQL for each row, the GIN indexes are built once at
-the end (far cheaper than SIZE insertions into it), and the summary rows come from the migration's
-own backfill. The database ends as `record_many` would leave it; this is a way to set up a large
-bench database, not a measure of import speed (`bench.importer` measures that).
+the end (far cheaper than SIZE insertions into it), the summary rows come from the migration's
+own backfill and the sample of each project's common words from upkeep's. The database ends as
+`record_many` would leave it; this is a way to set up a large bench database, not a measure of
+import speed (`bench.importer` measures that).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from bench.world import projects, word_weights
 from history import HistoryIndex
 from history.prepare import prepare_fields
 from history.store.models import TURN_COLUMNS
-from history.store.postgres import schema, summaries
+from history.store.postgres import project_words, schema, summaries
 from history.store.rows import row_values
 
 BATCH = 5_000
@@ -97,6 +98,8 @@ def _finish(index: HistoryIndex) -> None:
         conn.execute(text("ALTER TABLE turns ENABLE TRIGGER USER"))
     with index.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
         conn.execute(text("VACUUM ANALYZE"))
+    with index.engine.begin() as conn:
+        project_words.refill(conn)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -113,10 +113,15 @@ class TsvectorSearch:
             scope = Scope.of(conn, project, since, rows)
             left = WORK_BUDGET * (PROJECT_SHARE_OF_BUDGET if project is not None else 1.0)
             budget = Budget(left, scope)
-            if sum(frequency.values()) * scope.share <= min(ONE_STATEMENT_ROWS, left):
+            counts = [frequency[term] for term in ordered]
+            if project is not None and scope.whole > 0:
+                counts = _as_if_spread(
+                    counts, ordered, self.counts.in_project(conn, project, ordered), scope.whole
+                )
+            if sum(counts) * scope.share <= min(ONE_STATEMENT_ROWS, left):
                 best = part.every_match(conn)
             else:
-                best = _in_parts(conn, part, [frequency[t] for t in ordered], rows, budget, k)
+                best = _in_parts(conn, part, counts, rows, budget, k)
             ranked = heapq.nlargest(k + TIE_MARGIN, best.items(), key=lambda item: item[1])
             found = conn.execute(
                 select(Turn.id, *TURN_COLUMNS).where(Turn.id.in_([rowid for rowid, _ in ranked]))
@@ -127,6 +132,18 @@ class TsvectorSearch:
         return Ranked(
             [(row, share_of_best(score, ceiling)) for row, score in scored[:k]], budget.cut_short
         )
+
+
+def _as_if_spread(
+    counts: list[int], ordered: Sequence[str], in_project: dict[str, int], whole: float
+) -> list[int]:
+    """Each word's turns everywhere, or, for a word common in the project, the count that
+    spread like the project's turns would put that many in it: the project's share of a
+    count is what the parts plan by."""
+    return [
+        max(count, round(min(in_project.get(term, 0), count) / whole))
+        for count, term in zip(counts, ordered, strict=True)
+    ]
 
 
 def _in_parts(

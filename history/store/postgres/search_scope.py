@@ -23,9 +23,16 @@ _PROJECT_SPAN = text(
 
 class Scope:
     def __init__(
-        self, share: float, turns: int, oldest: datetime | None, newest: datetime | None
+        self,
+        share: float,
+        turns: int,
+        oldest: datetime | None,
+        newest: datetime | None,
+        whole: float = 1.0,
     ) -> None:
         self.share, self.turns, self.oldest, self.newest = share, max(turns, 1), oldest, newest
+        # The project's share of all turns, before the days window.
+        self.whole = whole
 
     @classmethod
     def of(cls, conn: Connection, project: str | None, since: datetime | None, rows: int) -> Scope:
@@ -38,13 +45,14 @@ class Scope:
             return cls(0.0 if project is not None else 1.0, 0, None, None)
         turns, oldest, newest = int(found[0]), found[1], found[2]
         share = min(1.0, turns / rows) if project is not None else 1.0
+        whole = share
         if since is not None:
             since = since.astimezone(UTC).replace(tzinfo=None)
             span = (newest - oldest).total_seconds()
             if span > 0 and since > oldest:
                 kept = max(0.0, (newest - since).total_seconds() / span)
                 share, turns, oldest = share * kept, round(turns * kept), since
-        return cls(share, turns, oldest, newest)
+        return cls(share, turns, oldest, newest, whole)
 
     def newest_holding(self, share: float) -> datetime | None:
         """The time after which about `share` of the scope's turns were asked (within what a

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from sqlalchemy import Connection, text
 
-from history.store.postgres import schema
+from history.store.postgres import project_words, schema
 
 CACHE_FROM_ROWS = 20_000
 SIZE_SECONDS = 2.0
@@ -37,6 +37,7 @@ _COMMON_WORDS = text(
 class WordCounts:
     def __init__(self) -> None:
         self._counts: dict[str, int] = {}
+        self._in_projects: dict[tuple[str, str], int | None] = {}
         self._common: dict[str, float] = {}
         self._rows = 0
         self._estimated, self._estimated_at = 0, -SIZE_SECONDS
@@ -54,6 +55,7 @@ class WordCounts:
         with self._lock:
             if estimated > self._rows * 1.1 or estimated < self._rows:
                 self._counts.clear()
+                self._in_projects.clear()
                 self._common = _common_words(conn)
                 self._rows = estimated
             rows, common = self._rows, self._common
@@ -65,6 +67,19 @@ class WordCounts:
         with self._lock:
             self._counts.update(found)
             return rows, {word: self._counts.get(word, found.get(word, 0)) for word in words}
+
+    def in_project(self, conn: Connection, project: str, words: Sequence[str]) -> dict[str, int]:
+        """Of `words`, those common in the project (upkeep's sample, project_words.py), with
+        about how many of its turns hold each."""
+        with self._lock:
+            missing = [word for word in words if (project, word) not in self._in_projects]
+        found: dict[str, int | None] = dict.fromkeys(missing)
+        if missing:
+            found.update(project_words.in_project(conn, project, missing))
+        with self._lock:
+            self._in_projects.update(((project, word), turns) for word, turns in found.items())
+            known = {word: self._in_projects.get((project, word)) for word in words}
+        return {word: turns for word, turns in known.items() if turns is not None}
 
 
 def _count(conn: Connection, word: str) -> int:

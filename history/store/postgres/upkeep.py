@@ -3,14 +3,15 @@
 New entries of the full-text index wait in GIN's pending list, which every search reads
 through; upkeep merges it into the index once writes pause. Search weighs common words by
 ANALYZE's statistics of `search_vector` (statistics.py): after many writes (an import) upkeep
-refreshes them rather than waiting for autovacuum.
+refreshes them rather than waiting for autovacuum, and with them the sample of each project's
+common words that project-scoped searches plan by (project_words.py).
 """
 
 from __future__ import annotations
 
 from sqlalchemy import Engine, text
 
-from history.store.postgres import schema
+from history.store.postgres import project_words, schema
 
 # ANALYZE once this share of the rows (and at least this many) changed since the last one.
 STALE_SHARE, STALE_ROWS = 0.1, 1_000
@@ -29,7 +30,8 @@ def merge_pending(engine: Engine) -> bool:
 
 
 def analyze_if_stale(engine: Engine) -> bool:
-    """ANALYZE turns when many rows changed since it last was; True when it ran."""
+    """ANALYZE turns and sample each project's common words when many rows changed since
+    that last ran; True when it ran."""
     with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
         found = conn.execute(_CHANGED).first()
         if found is None:
@@ -38,4 +40,6 @@ def analyze_if_stale(engine: Engine) -> bool:
         if changed < max(STALE_ROWS, STALE_SHARE * rows):
             return False
         conn.exec_driver_sql("ANALYZE turns")
+    with engine.begin() as conn:
+        project_words.refill(conn)
     return True
