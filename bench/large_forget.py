@@ -5,7 +5,8 @@
 `PATH` is a recall database (`python -m bench.importer recall 1000000 --db PATH`); it is copied,
 never changed. The project forgotten is the smallest holding at least `--turns` turns. For each
 implementation, on its own copy, a second process records one turn every `--interval` seconds
-into another project (`HistoryIndex.record`, the default 5 s busy timeout) from a second before
+into another project (`HistoryIndex.record_outcome`, the default 5 s busy timeout; how many of its
+turns were spooled is counted) from a second before
 the forget until a second after it:
 - `recall`: `forget_project`, timed in its two parts: the turns gone (the conversations hidden
   from search at once, their rows deleted in batches) and the scrub (the full-text index
@@ -58,12 +59,12 @@ def record_loop(db: str, stop: str, interval: float, count: int) -> None:
 
     index = HistoryIndex.open(db)
     latencies: list[float] = []
-    failed = 0
+    failed = spooled = 0
     print("ready", flush=True)
     n = 0
     while not Path(stop).exists() and (count == 0 or n < count):
         started = time.monotonic()
-        ok = index.record(
+        outcome = index.record_outcome(
             turn_id=f"live-{time.time_ns()}",
             session_id="live-session",
             project="/home/dev/live",
@@ -71,11 +72,12 @@ def record_loop(db: str, stop: str, interval: float, count: int) -> None:
             answered="recorded",
         )
         latencies.append(time.monotonic() - started)
-        failed += not ok
+        failed += outcome is None
+        spooled += outcome == "spooled"
         n += 1
         time.sleep(max(0.0, interval - (time.monotonic() - started)))
     index.close()
-    print(json.dumps({"latencies": latencies, "failed": failed}), flush=True)
+    print(json.dumps({"latencies": latencies, "failed": failed, "spooled": spooled}), flush=True)
 
 
 class Recorder:
@@ -99,6 +101,7 @@ def report_records(impl: str, prefix: str, report: dict[str, Any]) -> None:
     latencies = [s * 1000 for s in report["latencies"]]
     emit(f"{prefix}records", impl, len(latencies), "turns")
     emit(f"{prefix}records_failed", impl, report["failed"], "turns")
+    emit(f"{prefix}records_spooled", impl, report["spooled"], "turns")
     emit(f"{prefix}record_p50", impl, percentile(latencies, 0.5), "ms")
     emit(f"{prefix}record_p99", impl, percentile(latencies, 0.99), "ms")
     emit(f"{prefix}record_max", impl, max(latencies, default=0.0), "ms")

@@ -10,9 +10,10 @@ from typing import Literal
 from history import paging
 from history.i18n import N_
 
-# What recording a turn did: a turn_id not seen before, a different turn under a known one, or
-# the same turn again (left as it was).
-RecordOutcome = Literal["new", "updated", "unchanged"]
+# What recording a turn did: a turn_id not seen before, a different turn under a known one, the
+# same turn again (left as it was), or kept beside the index while a forget held it (moved in
+# within seconds; whether it was new is known then).
+RecordOutcome = Literal["new", "updated", "unchanged", "spooled"]
 
 
 READ_ONLY = N_(

@@ -128,8 +128,9 @@ class HistoryIndex:
         asked_at: datetime | None = None,
     ) -> RecordOutcome | None:
         """`record`, saying what it did: "new", "updated" (it replaced a different turn with the
-        same `turn_id`) or "unchanged" (the same turn again, left as it was); None when the turn
-        was not stored (logged by turn id). Never raises."""
+        same `turn_id`), "unchanged" (the same turn again, left as it was) or "spooled" (a forget
+        held the file: the turn is kept beside it and searchable within seconds); None when the
+        turn was not stored (logged by turn id). Never raises."""
         if not self.writable:
             log.warning("turn %s not recorded: %s", self._shown_id(turn_id), READ_ONLY)
             return None
@@ -148,11 +149,13 @@ class HistoryIndex:
                 self._ids,
             )
             with self._write_lock:
-                counts = self._repository.upsert_many([turn])
+                counts = self._repository.record(turn)
         except Exception as exc:
             log.warning("turn %s not recorded: %s", self._shown_id(turn_id), type(exc).__name__)
             return None
         self._upkeep.wrote()
+        if counts is None:
+            return "spooled"
         return "new" if counts.new else "updated" if counts.updated else "unchanged"
 
     def record_many(
@@ -382,6 +385,7 @@ class HistoryIndex:
             self._upkeep.close()
             if self._upkeep.due and self.writable:
                 self._upkeep.run_now(CLOSING_UPKEEP_SECONDS)
+            self._repository.close()
             if self._engine is not None:
                 self._engine.dispose()
 

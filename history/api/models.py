@@ -85,7 +85,8 @@ class RecordOut(BaseModel):
     outcome: RecordOutcome = Field(
         description="new: a turn_id not seen before; updated: it replaced a different turn "
         "with this turn_id (a turn sent without asked_at is stamped now, so sending it again "
-        "updates it); unchanged: the same turn again, left as it was"
+        "updates it); unchanged: the same turn again, left as it was; spooled: a forget held the "
+        "index, so the turn was kept beside it and is searchable within seconds"
     )
 
 

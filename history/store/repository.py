@@ -27,6 +27,11 @@ class TurnRepository(abc.ABC):
     def upsert_many(self, turns: Sequence[NewTurn]) -> UpsertCounts:
         """Store turns in one transaction; rows already holding the same values are not touched."""
 
+    def record(self, turn: NewTurn) -> UpsertCounts | None:
+        """Store one live turn; None when it was set aside to be moved in shortly (SQLite's
+        spool, while a forget holds the write lock)."""
+        return self.upsert_many([turn])
+
     @abc.abstractmethod
     def search(
         self, terms: Sequence[str], project: str | None, since: datetime | None, k: int
@@ -51,6 +56,10 @@ class TurnRepository(abc.ABC):
     def purge(self) -> bool:
         """Make deleted turns unrecoverable from storage; False when that must wait (a reader
         still holds an old snapshot) and should be tried again."""
+
+    def close(self) -> None:
+        """Let go of what the store holds beside its engine."""
+        return None
 
     def owes(self) -> bool:
         """A forget's deletion or scrub is still owed (by any process: it is in the database)."""

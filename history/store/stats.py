@@ -6,9 +6,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Connection, Engine, func, select
 
+from history.domain import NewTurn
 from history.store.models import Turn
+from history.store.sqlite.spool import Spool, spool_file
 
 
 @dataclass(frozen=True)
@@ -19,6 +21,8 @@ class Stats:
     newest: datetime | None
     per_project: dict[str, int] = field(default_factory=dict)
     database_bytes: int = 0
+    # Live turns a forget made wait beside the file (SQLite's spool), not yet in the counts.
+    spooled: int = 0
 
 
 def collect(engine: Engine, database: Path | None) -> Stats:
@@ -34,7 +38,7 @@ def collect(engine: Engine, database: Path | None) -> Stats:
         per_project = conn.execute(
             select(Turn.project, func.count()).group_by(Turn.project).order_by(func.count().desc())
         ).all()
-    size = 0
+    size, spooled = 0, 0
     if engine.dialect.name == "postgresql":
         with engine.connect() as conn:
             size = int(
@@ -44,11 +48,17 @@ def collect(engine: Engine, database: Path | None) -> Stats:
                 ).scalar_one()
             )
     elif database is not None:
-        size = sum(
-            path.stat().st_size
-            for path in (database, Path(f"{database}-wal"), Path(f"{database}-shm"))
-            if path.exists()
-        )
+        spool = Spool(database, _unused_writer)
+        try:
+            spooled = spool.count()
+        finally:
+            spool.close()
+        files = [database, *(Path(f"{database}{end}") for end in ("-wal", "-shm"))]
+        files += [
+            spool_file(database),
+            *(Path(f"{spool_file(database)}{end}") for end in ("-wal", "-shm")),
+        ]
+        size = sum(path.stat().st_size for path in files if path.exists())
     return Stats(
         turns=turns,
         sessions=sessions,
@@ -56,4 +66,9 @@ def collect(engine: Engine, database: Path | None) -> Stats:
         newest=newest,
         per_project={project: count for project, count in per_project},
         database_bytes=size,
+        spooled=spooled,
     )
+
+
+def _unused_writer(conn: Connection, turns: list[NewTurn]) -> None:
+    raise AssertionError("stats only counts the spool")

@@ -94,8 +94,16 @@ def create_sqlite_engine(
         mode = options.get("sqlite_begin", "DEFERRED")
         if mode == "IMMEDIATE" and options.get("announced", True):
             conn.info[_ANNOUNCED] = writers.announce(database)  # a forget lets it in
+        lock_wait_ms = options.get("lock_wait_ms")
         try:
-            conn.exec_driver_sql(f"BEGIN {mode}")
+            if lock_wait_ms is None:
+                conn.exec_driver_sql(f"BEGIN {mode}")
+            else:  # only the lock is waited for less: the transaction keeps the usual timeout
+                conn.exec_driver_sql(f"PRAGMA busy_timeout = {int(lock_wait_ms)}")
+                try:
+                    conn.exec_driver_sql(f"BEGIN {mode}")
+                finally:
+                    conn.exec_driver_sql(f"PRAGMA busy_timeout = {busy_timeout_ms}")
         except BaseException:
             _finished(conn)
             raise
@@ -132,6 +140,12 @@ def writer(engine: Engine, announced: bool = True) -> Engine:
     """The same engine, whose transactions start with BEGIN IMMEDIATE; `announced` to a forget
     working in steps (writers.py), which lets them in between its steps: all but its own."""
     return engine.execution_options(sqlite_begin="IMMEDIATE", announced=announced)
+
+
+def lock_waited_out(exc: BaseException) -> bool:
+    """The error of a BEGIN IMMEDIATE that gave up waiting for another writer's lock."""
+    orig = getattr(exc, "orig", exc)
+    return getattr(orig, "sqlite_errorname", "") == "SQLITE_BUSY" or "locked" in str(orig)
 
 
 def sqlite_path(url: str) -> Path | None:

@@ -9,6 +9,10 @@ segments: the owed scrub then rewrites the index, a few hundred pages a step, ze
 that rewrite left free (zeroing.py), and finally copies the WAL back into the database and cuts
 it to zero. Each step is its own transaction; every
 piece of what is owed is in the database, so any process resumes it after a crash.
+
+A live record does not wait for a step: past SPOOL_AFTER_MS it writes its turn to the spool
+(spool.py), whose turns move in between two steps. So the steps can be long enough that their
+commits cost little; where there is no spool (no file to put it beside), they stay short.
 """
 
 from __future__ import annotations
@@ -22,12 +26,14 @@ from sqlalchemy import Connection, Engine, text
 from history.store import owed
 from history.store.owed import ScrubState
 from history.store.sqlite import fts, zeroing
+from history.store.sqlite.spool import Spool
 from history.store.sqlite.writers import WaitingWriters
 
 # What one step may hold the write lock for. A record arriving during a step waits for the rest
 # of it: writers of this package announce themselves (writers.py), and between two steps the
 # forget waits until those waiting are through, for at most LET_IN_SECONDS.
 STEP_SECONDS = 0.04
+SPOOLED_STEP_SECONDS = 0.25
 LET_IN_SECONDS = 1.0
 # Writers that do not announce themselves (another program, an older recall) are let in by a
 # blind pause now and then: their busy handler polls every 50-100 ms once it has waited 128 ms,
@@ -60,19 +66,26 @@ class StepSizes:
     pages: int = FIRST_MERGE_PAGES
 
     @staticmethod
-    def adapted(size: int, elapsed: float, least: int) -> int:
-        scale = min(2.0, max(0.25, STEP_SECONDS / max(elapsed, 1e-4)))
+    def adapted(size: int, elapsed: float, least: int, target: float = STEP_SECONDS) -> int:
+        scale = min(2.0, max(0.25, target / max(elapsed, 1e-4)))
         return max(least, int(size * scale))
 
 
 class SqliteScrub:
     def __init__(
-        self, writer: Engine, full_text: bool, secure_delete: bool, writers: WaitingWriters
+        self,
+        writer: Engine,
+        full_text: bool,
+        secure_delete: bool,
+        writers: WaitingWriters,
+        spool: Spool,
     ) -> None:
         self._writer = writer  # unannounced: the writers it waits for are the others
         self.full_text = full_text
         self.secure_delete = secure_delete
         self.writers = writers
+        self.spool = spool
+        self.step_seconds = STEP_SECONDS if spool.path is None else SPOOLED_STEP_SECONDS
         self.sizes = StepSizes()
         self.pause = PAUSE_SECONDS
         self._unseen = 0.0  # step work since writers that cannot be seen were let in
@@ -81,6 +94,7 @@ class SqliteScrub:
     def between_steps(self, checkpoint: Callable[[], None]) -> None:
         """Let the writers waiting on the lock through; now and then copy the WAL back."""
         started = time.monotonic()
+        self.move_spooled()
         if self._unsynced >= CHECKPOINT_EVERY_SECONDS:
             checkpoint()
             self._unsynced = 0.0
@@ -89,6 +103,13 @@ class SqliteScrub:
         elif self._unseen >= BLIND_EVERY_SECONDS:
             time.sleep(BLIND_PAUSE_SECONDS)
             self._unseen = 0.0
+
+    def move_spooled(self) -> int:
+        """Move the turns spooled meanwhile into the database, in a short transaction."""
+        if not self.spool.count():
+            return 0
+        with self.spool.moving() as move, self._writer.begin() as conn:
+            return move(conn)
 
     def delete_step(self) -> bool:
         """Delete a batch of the turns `forget_work` lists; False when none were left."""
@@ -121,7 +142,9 @@ class SqliteScrub:
             return "more"
         if not checkpoint_truncate():
             return "blocked"
-        with self._writer.begin() as conn:
+        # A turn spooled until the commit moves in here; one spooled after it sees nothing owed.
+        with self.spool.moving(scrub=True) as move, self._writer.begin() as conn:
+            move(conn)
             owed.settle(conn, owed_at)
         return "done"
 
@@ -157,10 +180,11 @@ class SqliteScrub:
         # A step that ran long has pushed a waiting writer's busy handler to polling every 50 to
         # 100 ms: a pause as long as the step still lets it in.
         self.pause = max(PAUSE_SECONDS, elapsed)
+        target = self.step_seconds
         if doing == "turns":
-            self.sizes.turns = StepSizes.adapted(self.sizes.turns, elapsed, 10)
+            self.sizes.turns = StepSizes.adapted(self.sizes.turns, elapsed, 10, target)
         else:
-            self.sizes.pages = StepSizes.adapted(self.sizes.pages, elapsed, 16)
+            self.sizes.pages = StepSizes.adapted(self.sizes.pages, elapsed, 16, target)
 
     def _rewrite_step(self, conn: Connection, started: bool) -> bool:
         """Merge some pages of the index's rewrite; False once it is complete. The first step

@@ -8,7 +8,7 @@ from datetime import datetime
 
 from sqlalchemy import Connection, Engine, func, select, text
 from sqlalchemy.dialects.sqlite import insert
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, OperationalError
 
 from history import domain
 from history.domain import NewTurn, SearchResults, UpsertCounts
@@ -20,10 +20,11 @@ from history.store.rows import chunks as _chunks
 from history.store.rows import scope as _scope
 from history.store.sql_repository import SqlTurnRepository
 from history.store.sqlite import fts, summaries
-from history.store.sqlite.engine import sqlite_path, writer
+from history.store.sqlite.engine import lock_waited_out, sqlite_path, writer
 from history.store.sqlite.forgetting import SqliteScrub
 from history.store.sqlite.fts_search import FtsSearch
 from history.store.sqlite.like_search import search_like
+from history.store.sqlite.spool import SPOOL_AFTER_MS, Spool
 from history.store.sqlite.writers import WaitingWriters
 
 # A forget of more turns than this deletes them in batches (forgetting.py); fewer go in one
@@ -46,8 +47,13 @@ class SqliteTurnRepository(SqlTurnRepository):
         self.secure_delete = secure_delete
         self._fts = FtsSearch(engine)
         database = sqlite_path(engine.url.render_as_string(hide_password=False))
+        self.spool = Spool(database, self._write_moved)
         self._scrub = SqliteScrub(
-            writer(engine, announced=False), full_text, secure_delete, WaitingWriters(database)
+            writer(engine, announced=False),
+            full_text,
+            secure_delete,
+            WaitingWriters(database),
+            self.spool,
         )
 
     def search(
@@ -92,6 +98,39 @@ class SqliteTurnRepository(SqlTurnRepository):
                     conn.execute(text(statement), {"before": before})
             return counts
 
+    def record(self, turn: NewTurn) -> UpsertCounts | None:
+        """Store one live turn; None when it was spooled (spool.py): a forget held the write lock
+        past SPOOL_AFTER_MS. Without a forget owed, it waits for the lock as long as ever."""
+        if self.spool.path is None:
+            return self.upsert_many([turn])
+        try:
+            return self._upsert_one(
+                turn, self._writer.execution_options(lock_wait_ms=SPOOL_AFTER_MS)
+            )
+        except OperationalError as exc:
+            if not lock_waited_out(exc):
+                raise
+        try:
+            if self.spool.add(turn, self._forget_owed):
+                return None
+        except (OSError, DBAPIError):
+            pass  # no spool here (a full disk, a read-only folder): the lock is waited for
+        return self.upsert_many([turn])
+
+    def _upsert_one(self, turn: NewTurn, through: Engine) -> UpsertCounts:
+        with through.begin() as conn:
+            return rows.upsert_changed(conn, [turn], self._upsert_rows)
+
+    def _forget_owed(self) -> bool:
+        with self.engine.connect() as conn:
+            return owed.scrub_owed(conn)
+
+    def close(self) -> None:
+        self.spool.close()
+
+    def _write_moved(self, conn: Connection, turns: list[NewTurn]) -> None:
+        rows.upsert_changed(conn, turns, self._upsert_rows)
+
     def delete_sessions(self, session_ids: Sequence[str]) -> int:
         return self._forget_sessions(list(session_ids), None)
 
@@ -101,8 +140,10 @@ class SqliteTurnRepository(SqlTurnRepository):
     def _forget_sessions(self, session_ids: list[str] | None, project: str | None) -> int:
         """Tombstone the sessions (a project's: every one holding a turn of it) and delete their
         turns (of `project` only, when given): at once when they are few, else in batches
-        (forgetting.py) after listing them as work owed. The number of turns forgotten."""
-        with self._writer.begin() as conn:
+        (forgetting.py) after listing them as work owed. The number of turns forgotten.
+        The turns spooled before it move in first and are forgotten with the rest."""
+        with self.spool.moving(scrub=True) as move, self._writer.begin() as conn:
+            move(conn)
             # The conversations' summary rows (kept by triggers) count their turns: the
             # transaction that makes a large forget visible reads a row per conversation.
             if session_ids is None:
@@ -135,12 +176,14 @@ class SqliteTurnRepository(SqlTurnRepository):
             owed.drop_work(conn, session_ids)
 
     def owes(self) -> bool:
-        with self.engine.connect() as conn:
-            return owed.scrub_owed(conn)
+        """A forget's work is owed, or turns wait in the spool (whose forget has settled: a
+        process that died between the spool's commit and its move)."""
+        return self._forget_owed() or self.spool.count() > 0
 
     def scrub(self, seconds: float | None) -> ScrubState:
         deadline = None if seconds is None else time.monotonic() + seconds
         tries = 1 if seconds is not None else CHECKPOINT_TRIES
+        self._scrub.move_spooled()
         while True:
             state = self._scrub.step(self._final_checkpoint)
             if state == "blocked" and tries > 1:
