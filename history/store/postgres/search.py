@@ -225,6 +225,10 @@ class _Part:
         params = dict(self.params)
         count = len(self.ordered)
         word = schema.word_query(f":w{i}")
+        # GIN intersects the word's list with its company's inside one scan, skipping through
+        # the longer lists; a bitmap of every turn holding a common companion would cost more
+        # than the rows it spares.
+        company = f" && ({all_of_one(needed)})" if needed else ""
         if i < 0:
             where = f"({schema.ASKED_WORDS}) @@ (({two_of(count)}){self.tag}){self.scope}"
         elif head:
@@ -232,12 +236,12 @@ class _Part:
             others = [n for n in range(count) if n != i] if alone else list(range(i))
             unless = f" && !!({any_of(others)})" if others else ""
             where = f"({schema.ASKED_WORDS}) @@ ({word}{unless}{self.tag}){self.scope}"
+            if company:
+                where += f" AND {V} @@ ({word}{company}{self.tag})"
         else:
             unless = f" && !!({any_of(range(i))})" if i else ""
-            where = f"{V} @@ ({word}{unless}{self.tag})"
+            where = f"{V} @@ ({word}{unless}{company}{self.tag})"
             where += f" AND NOT {V} @@ ({any_of(range(count), asked=True)}){self.scope}"
-        if needed:
-            where += f" AND {V} @@ ({all_of_one(needed)})"
         if after is not None:
             # A btree narrows to the newest turns (of the project) before any row is read.
             where += " AND asked_at >= :after"
