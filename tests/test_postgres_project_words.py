@@ -65,3 +65,25 @@ def test_a_projects_own_identifier_is_planned_by_its_count_in_the_project(
     found = index.search("zorbleflux", project=OWN, k=5)
     assert len(found) == 5 and found.approximate
     assert all(hit.project == OWN for hit in found)
+
+
+def test_a_forgotten_projects_sample_goes_with_its_turns(postgres_url: str) -> None:
+    index = HistoryIndex.open(postgres_url)
+    now = datetime.now(UTC)
+    for n in range(20):
+        index.record(
+            turn_id=f"t{n}",
+            session_id=f"s{n % 2}",
+            project="/gone",
+            asked="rename the zorbleflux",
+            answered="done",
+            asked_at=now - timedelta(minutes=n),
+        )
+    assert index.engine is not None
+    with index.engine.begin() as conn:
+        project_words.refill(conn)
+        assert project_words.in_project(conn, "/gone", ["zorbleflux"]) == {"zorbleflux": 20}
+    index.forget_project("/gone")
+    with index.engine.connect() as conn:
+        assert project_words.in_project(conn, "/gone", ["zorbleflux"]) == {}
+    index.close()

@@ -8,7 +8,8 @@ part expected to be small ranked thirteen thousand rows. Counting a word in a pr
 every row that holds it, so upkeep samples instead: the words of a sample of pages (a few
 percent of the table, all projects at once), each project's words held by at least
 LEAST_SHARE of its sampled turns kept with the count that share suggests. Words are kept as
-`hashtext(word)`, not as text: a forgotten turn's words are not copied here.
+`hashtext(word)`, not as text: a forgotten turn's words are not copied here, and a forgotten
+project's sample goes with its last turn.
 """
 
 from __future__ import annotations
@@ -63,6 +64,16 @@ def refill(conn: Connection) -> None:
     percent = 100.0 if rows <= SAMPLED_TURNS else round(100.0 * SAMPLED_TURNS / rows, 3)
     conn.execute(text(f"DELETE FROM {TABLE}"))
     conn.execute(text(_REFILL.format(percent=percent)))
+
+
+def forget_gone_projects(conn: Connection) -> None:
+    """Drop the sample of every project no turn is left in (a forgotten project)."""
+    conn.execute(
+        text(
+            f"DELETE FROM {TABLE} AS pw"
+            " WHERE NOT EXISTS (SELECT FROM projects AS p WHERE p.project = pw.project)"
+        )
+    )
 
 
 def in_project(conn: Connection, project: str, words: Sequence[str]) -> dict[str, int]:

@@ -12,7 +12,7 @@ from sqlalchemy.dialects.postgresql import insert
 
 from history.domain import SearchResults
 from history.store import rows
-from history.store.postgres import bulk, scrub, upkeep
+from history.store.postgres import bulk, project_words, scrub, upkeep
 from history.store.postgres.search import TsvectorSearch
 from history.store.sql_repository import SqlTurnRepository
 
@@ -39,6 +39,7 @@ class PostgresTurnRepository(SqlTurnRepository):
         """Rows and tombstones in one transaction; the scrub is owed from its commit on."""
         removed = super()._forget(conn, session_ids, project)
         if removed:
+            project_words.forget_gone_projects(conn)
             self._scrub.owed(conn)
         return removed
 
