@@ -73,8 +73,9 @@ class TurnRepository(abc.ABC):
 
     @abc.abstractmethod
     def merge(self, pages: int) -> bool:
-        """Merge about `pages` pages of the full-text index's segments; False when there was
-        nothing to merge."""
+        """Merge about `pages` pages of the full-text index's segments, then bring what the
+        search keeps beside it up to date (SQLite: a common word's list a step); False when
+        there was nothing left to do."""
 
     @abc.abstractmethod
     def checkpoint(self) -> None:

@@ -192,6 +192,16 @@ def indexed_rows(conn: Connection) -> int:
     return values[0] if values else 0
 
 
+def average_length(conn: Connection) -> float:
+    """The average row length bm25 divides by (every column's tokens over the rows), from the
+    same record."""
+    averages = conn.exec_driver_sql(f"SELECT block FROM {FTS_TABLE}_data WHERE id = 1").scalar()
+    values = _varints(averages or b"")
+    if not values or values[0] <= 0:
+        return 1.0
+    return sum(values[1:]) / values[0]
+
+
 def segment_count(conn: Connection) -> int:
     """How many segments the index holds: what a search reads each word's postings from."""
     block = conn.exec_driver_sql(f"SELECT block FROM {FTS_TABLE}_data WHERE id = 10").scalar()

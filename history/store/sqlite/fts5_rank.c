@@ -188,6 +188,200 @@ static void recallBm25(const Fts5ExtensionApi *pApi, Fts5Context *pFts, sqlite3_
   }
 }
 
+/* recall_best_turns(turns_fts, depth, lengths, weight_1, ..., weight_nCol): the `depth` best
+** rows of the MATCH's first phrase (one word) by that word's part of bm25 without its idf,
+** f * (k1 + 1) / (f + k1 * (1 - b + b * length / avgdl)), f its column-weighted hits: what the
+** lists of a common word's best turns are ordered by (history/store/sqlite/best_turns.py).
+** Called on the statement's first row (the rest return NULL), it walks the word's rows in one
+** pass (xQueryPhrase: no SQL step per row). `lengths` is recall_lengths()'s blob: each row's
+** length by rowid, read once for many words (looking one up in the docsize table is most of a
+** row's cost); a row past its end is looked up. A blob of records of four 8-byte little-endian
+** numbers: first (bound, rows seen, avgdl, 0), bound the depth-th best score (0 when every row
+** is there); then (score, rowid, f, length) for each row kept, in no order. */
+typedef struct BestTurn BestTurn;
+struct BestTurn {
+  double score;
+  sqlite3_int64 rowid;
+  double f;
+  sqlite3_int64 nLength;
+};
+
+typedef struct BestTurns BestTurns;
+struct BestTurns {
+  RankData rank;
+  int nVal;
+  sqlite3_value **apVal;
+  int nDepth;
+  int nHeld;
+  sqlite3_int64 nSeen;
+  BestTurn *aHeap; /* a min-heap by (score, rowid) */
+  const int *aLength;
+  sqlite3_int64 nLength;
+};
+
+static int recallBestBelow(const BestTurn *a, const BestTurn *b) {
+  return a->score < b->score || (a->score == b->score && a->rowid < b->rowid);
+}
+
+static void recallBestPush(BestTurns *p, const BestTurn *t) {
+  int i;
+  if (p->nHeld < p->nDepth) {
+    i = p->nHeld++;
+    while (i > 0 && recallBestBelow(t, &p->aHeap[(i - 1) / 2])) {
+      p->aHeap[i] = p->aHeap[(i - 1) / 2];
+      i = (i - 1) / 2;
+    }
+    p->aHeap[i] = *t;
+  } else if (recallBestBelow(&p->aHeap[0], t)) {
+    i = 0;
+    for (;;) {
+      int c = 2 * i + 1;
+      if (c >= p->nHeld) break;
+      if (c + 1 < p->nHeld && recallBestBelow(&p->aHeap[c + 1], &p->aHeap[c])) c++;
+      if (!recallBestBelow(&p->aHeap[c], t)) break;
+      p->aHeap[i] = p->aHeap[c];
+      i = c;
+    }
+    p->aHeap[i] = *t;
+  }
+}
+
+static int recallBestRow(const Fts5ExtensionApi *pApi, Fts5Context *pFts, void *pUser) {
+  BestTurns *p = (BestTurns *)pUser;
+  BestTurn t;
+  Fts5PhraseIter iter;
+  int ic = 0;
+  int io = 0;
+  /* The phrase's hits straight from its position list: no array of every phrase's hits. */
+  int rc = pApi->xPhraseFirst(pFts, 0, &iter, &ic, &io);
+  p->nSeen++;
+  t.f = 0.0;
+  for (; rc == SQLITE_OK && ic >= 0; pApi->xPhraseNext(pFts, &iter, &ic, &io)) {
+    t.f += (2 + ic < p->nVal) ? sqlite3_value_double(p->apVal[2 + ic]) : 1.0;
+  }
+  if (rc != SQLITE_OK) return rc;
+  if (t.f <= 0.0) return SQLITE_OK; /* only in a weightless column: no score */
+  t.rowid = pApi->xRowid(pFts);
+  if (t.rowid >= 0 && t.rowid < p->nLength && p->aLength[t.rowid] >= 0) {
+    t.nLength = p->aLength[t.rowid];
+  } else {
+    int nTok = 0;
+    rc = pApi->xColumnSize(pFts, -1, &nTok);
+    if (rc != SQLITE_OK) return rc;
+    t.nLength = nTok;
+  }
+  p->rank.aFreq[0] = t.f;
+  t.score = recallScore(&p->rank, (double)t.nLength);
+  recallBestPush(p, &t);
+  return SQLITE_OK;
+}
+
+static void recallBestTurns(const Fts5ExtensionApi *pApi, Fts5Context *pFts,
+                            sqlite3_context *pCtx, int nVal, sqlite3_value **apVal) {
+  BestTurns best;
+  sqlite3_int64 nRow = 0;
+  sqlite3_int64 nToken = 0;
+  double aIDF[1] = {1.0};
+  double aFreq[1] = {0.0};
+  BestTurn *aOut;
+  int rc;
+  if (pApi->xGetAuxdata(pFts, 0) != 0) {
+    sqlite3_result_null(pCtx);
+    return;
+  }
+  rc = pApi->xSetAuxdata(pFts, (void *)pCtx, 0);
+  memset(&best, 0, sizeof(best));
+  best.nVal = nVal;
+  best.apVal = apVal;
+  best.nDepth = nVal > 0 ? sqlite3_value_int(apVal[0]) : 0;
+  if (best.nDepth < 1 || best.nDepth > 1000000) best.nDepth = 1;
+  if (nVal > 1 && sqlite3_value_type(apVal[1]) == SQLITE_BLOB) {
+    best.aLength = (const int *)sqlite3_value_blob(apVal[1]);
+    best.nLength = sqlite3_value_bytes(apVal[1]) / (int)sizeof(int);
+  }
+  best.rank.nPhrase = 1;
+  best.rank.aIDF = aIDF;
+  best.rank.aFreq = aFreq;
+  if (rc == SQLITE_OK) rc = pApi->xRowCount(pFts, &nRow);
+  if (rc == SQLITE_OK) rc = pApi->xColumnTotalSize(pFts, -1, &nToken);
+  best.rank.avgdl = nRow > 0 ? (double)nToken / (double)nRow : 1.0;
+  aOut = (BestTurn *)sqlite3_malloc64(sizeof(BestTurn) * ((sqlite3_int64)best.nDepth + 1));
+  if (aOut == 0) {
+    sqlite3_result_error_nomem(pCtx);
+    return;
+  }
+  best.aHeap = &aOut[1];
+  if (rc == SQLITE_OK) rc = pApi->xQueryPhrase(pFts, 0, (void *)&best, recallBestRow);
+  if (rc != SQLITE_OK) {
+    sqlite3_free(aOut);
+    sqlite3_result_error_code(pCtx, rc);
+    return;
+  }
+  aOut[0].score = best.nHeld == best.nDepth ? best.aHeap[0].score : 0.0;
+  aOut[0].rowid = best.nSeen;
+  aOut[0].f = best.rank.avgdl;
+  aOut[0].nLength = 0;
+  sqlite3_result_blob(pCtx, (void *)aOut, (int)(sizeof(BestTurn) * (best.nHeld + 1)),
+                      sqlite3_free);
+}
+
+/* recall_lengths(id, sz), an aggregate over the docsize table: each row's length (the sum of
+** its columns' varints) at its rowid in a blob of native ints, -1 where there is no row. */
+typedef struct Lengths Lengths;
+struct Lengths {
+  int *a;
+  sqlite3_int64 n;
+};
+
+static void recallLengthsStep(sqlite3_context *pCtx, int nArg, sqlite3_value **apArg) {
+  Lengths *p = (Lengths *)sqlite3_aggregate_context(pCtx, sizeof(Lengths));
+  sqlite3_int64 id;
+  const unsigned char *a;
+  int nByte;
+  int iOff = 0;
+  sqlite3_int64 nTok = 0;
+  if (p == 0 || nArg < 2) return;
+  id = sqlite3_value_int64(apArg[0]);
+  if (id < 0 || id > 100000000) return;
+  if (id >= p->n) {
+    sqlite3_int64 nNew = p->n ? p->n : 65536;
+    sqlite3_int64 i;
+    int *aNew;
+    while (nNew <= id) nNew *= 2;
+    aNew = (int *)sqlite3_realloc64(p->a, sizeof(int) * nNew);
+    if (aNew == 0) {
+      sqlite3_result_error_nomem(pCtx);
+      return;
+    }
+    for (i = p->n; i < nNew; i++) aNew[i] = -1;
+    p->a = aNew;
+    p->n = nNew;
+  }
+  a = (const unsigned char *)sqlite3_value_blob(apArg[1]);
+  nByte = sqlite3_value_bytes(apArg[1]);
+  while (iOff < nByte) {
+    /* SQLite's varint: big-endian groups of 7 bits, the high bit set but on the last. */
+    sqlite3_int64 v = 0;
+    while (iOff < nByte) {
+      unsigned char c = a[iOff++];
+      v = (v << 7) | (c & 0x7f);
+      if ((c & 0x80) == 0) break;
+    }
+    nTok += v;
+  }
+  p->a[id] = (int)nTok;
+}
+
+static void recallLengthsFinal(sqlite3_context *pCtx) {
+  Lengths *p = (Lengths *)sqlite3_aggregate_context(pCtx, 0);
+  if (p == 0 || p->a == 0) {
+    sqlite3_result_zeroblob(pCtx, 0);
+    return;
+  }
+  sqlite3_result_blob64(pCtx, (void *)p->a, sizeof(int) * p->n, sqlite3_free);
+  p->a = 0;
+}
+
 /* recall_phrases(turns_fts): which phrases of the MATCH the row holds, bit i for phrase i (the
 ** first 62): the query words a row can earn the exact-form bonus for. */
 static void recallPhrases(const Fts5ExtensionApi *pApi, Fts5Context *pFts, sqlite3_context *pCtx,
@@ -237,5 +431,12 @@ int sqlite3_recallrank_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_rout
   }
   rc = pFts5->xCreateFunction(pFts5, "recall_bm25", 0, recallBm25, 0);
   if (rc == SQLITE_OK) rc = pFts5->xCreateFunction(pFts5, "recall_phrases", 0, recallPhrases, 0);
+  if (rc == SQLITE_OK) {
+    rc = pFts5->xCreateFunction(pFts5, "recall_best_turns", 0, recallBestTurns, 0);
+  }
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_create_function(db, "recall_lengths", 2, SQLITE_UTF8, 0, 0, recallLengthsStep,
+                                 recallLengthsFinal);
+  }
   return rc;
 }

@@ -32,7 +32,7 @@ from history.query import stem
 from history.ranking import idf, score_bound, share_of_best
 from history.store.models import TURN_COLUMNS, Turn, UtcDateTime
 from history.store.rows import Ranked
-from history.store.sqlite import exact_forms, fts, rank_extension
+from history.store.sqlite import best_turns, exact_forms, fts, rank_extension
 from history.store.sqlite.fts_parts import Best, Part
 
 # What one search may cost FTS5, in rows scored. With bm25() (not recall_bm25), each word in a
@@ -141,9 +141,47 @@ class FtsSearch:
             # The parts that returned all `limit` rows they were asked for: their window and cost.
             full: list[tuple[Part, int, float]] = []
 
+            # The common words' lists (best_turns.py): with recall_bm25, every project (a
+            # project holds a twentieth of a list: measured, its bound then proves too little
+            # and the part is ranked again whole), no date limit.
+            lists = counts is not None and stored_since is None and tag is None
+            average = fts.average_length(conn) if lists else 1.0
+            last = best_turns.last_turn(conn) if lists else 0
+
+            def from_list(term: str, part: Part, cost: float) -> bool:
+                """The turns holding `term` and no commoner query word, from its list and FTS5
+                after the list's last turn; False (nothing done) without a fresh list."""
+                if frequency[term] < best_turns.LIST_FROM_ROWS:
+                    return False
+                listed = best_turns.read(conn, stem(term), project)
+                if listed is None:
+                    return False
+                after = frequency[term] * max(last - listed.built_upto, 0) / max(last, 1)
+                if not budget.again(after * budget.row_cost):
+                    return False
+                bonus, _ = part.bonus({}, term_idf)
+                # Each listed turn's bm25 for the word alone: a turn holding a commoner word
+                # too scores more in the part that has both, and Best keeps that.
+                best.add(listed.scores(term_idf[term], average), len(listed.turns) + 1, bonus, {})
+                left_out = listed.left_out(term_idf[term], average)
+                deeper = left_out > 0
+                if left_out > 0:
+                    best.unseen = max(best.unseen, left_out + bonus)
+                if listed.built_upto < last:
+                    found, masks, _ = _ranked(
+                        conn, part, counts, None, limit, 0, floor=listed.built_upto
+                    )
+                    best.add(found, limit, *part.bonus(masks, term_idf))
+                    deeper = deeper or len(found) >= limit
+                if deeper:  # ranked again by FTS5, whole, if the k-th best is not proven
+                    full.append((part, 0, cost))
+                return True
+
             def rank(held: Sequence[str], any_of: Sequence[str], without: Sequence[str]) -> None:
                 nonlocal cut_short
                 cost = budget.cost(held, any_of)
+                if lists and not any_of and from_list(held[0], Part(held, [], tag, without), cost):
+                    return
                 window = budget.window(held, any_of)
                 if window is None:
                     cut_short = True
@@ -237,15 +275,18 @@ def _ranked(
     since: str | None,
     limit: int,
     window: int,
+    floor: int = 0,
 ) -> tuple[dict[int, float], dict[int, int], bool]:
     """The best `limit` turns (rowid: score) of `part`, among its newest `window` turns (0:
-    all), ranked by bm25 over its words; with recall_bm25, which of the part's phrases each
-    holds (rowid: bit mask); and whether that was all of them (the window held every match).
+    all) and after `floor`, ranked by bm25 over its words; with recall_bm25, which of the
+    part's phrases each holds (rowid: bit mask); and whether that was all of them (the window
+    held every match).
     Plain SQL: a search runs several of these, and building each through SQLAlchemy cost more
     than a small one takes to run."""
-    floor = 0
+    oldest = 0
     if window:  # FTS5 walks rowids newest first without scoring: cheap
-        floor = conn.exec_driver_sql(_OLDEST_KEPT, (part.match, window)).scalar() or 0
+        oldest = conn.exec_driver_sql(_OLDEST_KEPT, (part.match, window)).scalar() or 0
+        floor = max(floor, oldest)
     function, given = part.ranking(counts, limit)
     phrases = f"{rank_extension.PHRASES}({fts.FTS_TABLE})" if counts is not None else "NULL"
     sql = f"SELECT {fts.FTS_TABLE}.rowid, {function} AS score, {phrases} FROM {fts.FTS_TABLE}"
@@ -256,7 +297,7 @@ def _ranked(
         rows = conn.exec_driver_sql(sql + _SINCE + _RANKED_WHERE, (*given, since, *limits)).all()
     found = {rowid: -float(score) for rowid, score, _ in rows}
     masks = {rowid: int(mask) for rowid, _, mask in rows if mask is not None}
-    return found, masks, floor == 0
+    return found, masks, oldest == 0
 
 
 def _stored(when: datetime, dialect: Dialect) -> str:

@@ -19,7 +19,7 @@ from history.store.owed import ScrubState
 from history.store.rows import chunks as _chunks
 from history.store.rows import scope as _scope
 from history.store.sql_repository import SqlTurnRepository
-from history.store.sqlite import fts, summaries
+from history.store.sqlite import best_turns, fts, rank_extension, summaries
 from history.store.sqlite.engine import lock_waited_out, sqlite_path, writer
 from history.store.sqlite.forgetting import SqliteScrub
 from history.store.sqlite.fts_search import FtsSearch
@@ -46,6 +46,7 @@ class SqliteTurnRepository(SqlTurnRepository):
         self.full_text = full_text
         self.secure_delete = secure_delete
         self._fts = FtsSearch(engine)
+        self._best_turns = best_turns.Keeper()
         database = sqlite_path(engine.url.render_as_string(hide_password=False))
         self.spool = Spool(database, self._write_moved)
         self._scrub = SqliteScrub(
@@ -207,7 +208,13 @@ class SqliteTurnRepository(SqlTurnRepository):
             before = conn.exec_driver_sql("SELECT total_changes()").scalar_one()
             conn.exec_driver_sql(fts.merge_statement(pages))
             changes = conn.exec_driver_sql("SELECT total_changes()").scalar_one() - before
-        return bool(changes >= 2)  # FTS5's documented sign that the merge did some work
+            if changes >= 2:  # FTS5's documented sign that the merge did some work
+                return True
+            # Merged: then the common words' lists, one a step (best_turns.py), where
+            # recall_best_turns is there to build them.
+            if not conn.connection.info.get(rank_extension.FUNCTION):
+                return False
+            return self._best_turns.step(conn)
 
     def checkpoint(self) -> None:
         self._checkpoint("PASSIVE")
