@@ -147,7 +147,7 @@ class Keeper:
         """Build or rebuild one list that is missing or stale, in the caller's write
         transaction. True when more are left."""
         rows = fts.indexed_rows(conn)
-        if rows < LIST_FROM_ROWS or not _compiled(conn):
+        if rows < LIST_FROM_ROWS or not compiled(conn):
             return False
         if self._planned_at < 0 or rows > self._planned_at * (1 + REBUILD_AFTER_GROWTH):
             self._wanted = _common_words(conn)
@@ -207,7 +207,7 @@ def build(conn: Connection, word: str, form: str, lengths: bytes | None = None) 
     return True
 
 
-def _compiled(conn: Connection) -> bool:
+def compiled(conn: Connection) -> bool:
     """Whether this connection's ranking library has the list builder (one built before it
     has recall_bm25 alone: then there are no lists, and the search ranks as before)."""
     found = conn.exec_driver_sql(
