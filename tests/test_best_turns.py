@@ -214,3 +214,16 @@ def test_the_upkeep_builds_a_list_again_once_the_index_has_grown(
     assert index.tidy()
     assert listed(index, "parser").built_upto == 170
     assert built == 150
+
+
+def test_a_file_without_the_lists_tables_searches_as_before(
+    index: HistoryIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file opened read-only before it could be migrated has no lists: no error."""
+    assert index.engine is not None
+    with index.engine.begin() as conn:
+        for statement in best_turns.drop_statements():
+            conn.exec_driver_sql(statement)
+    monkeypatch.setattr(fts_search._Budget, "fits", lambda self, held: False)
+    hits = index.search("parser token", k=5)
+    assert_top_k(hits, exhaustive(index, ["parser", "token"], None), 5)

@@ -29,6 +29,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from sqlalchemy import Connection
+from sqlalchemy.exc import OperationalError
 
 from history.query import quote, stem, words
 from history.ranking import COLUMN_WEIGHTS, K1, B
@@ -115,10 +116,14 @@ def score(term_idf: float, hits: float, length: int, average_length: float) -> f
 
 
 def read(conn: Connection, word: str, project: str | None) -> BestTurns | None:
-    """`word`'s list (by its index form), or None when there is none."""
-    found = conn.exec_driver_sql(
-        f"SELECT built_upto, average_length, bound FROM {LISTS} WHERE word = ?", (word,)
-    ).first()
+    """`word`'s list (by its index form), or None when there is none (or no table: a file
+    that could not be migrated, opened read-only)."""
+    try:
+        found = conn.exec_driver_sql(
+            f"SELECT built_upto, average_length, bound FROM {LISTS} WHERE word = ?", (word,)
+        ).first()
+    except OperationalError:
+        return None
     if found is None:
         return None
     sql = f"SELECT turn_id, hits, length FROM {ROWS} WHERE word = ?"
