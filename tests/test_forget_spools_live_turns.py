@@ -13,6 +13,7 @@ import pytest
 
 from history import HistoryIndex
 from history.prepare import prepare
+from history.store.sqlite import engine as sqlite_db
 from history.store.sqlite.engine import create_sqlite_engine, database_url, writer
 from history.store.sqlite.forgetting import SqliteScrub
 from history.store.sqlite.repository import SqliteTurnRepository
@@ -156,3 +157,38 @@ def test_spooled_turns_outlive_their_process_and_the_next_one_moves_them_in(
     assert later.turn("kept") is not None and later.search(CANARY)
     assert repository(later).spool.count() == 0
     later.close()
+
+
+def wal_frames(db: Path) -> tuple[int, int]:
+    """The WAL's last frame and how many frames were copied back into the database, from the
+    -shm file's header (SQLite's WalIndexHdr.mxFrame and WalCkptInfo.nBackfill)."""
+    header = (db.parent / f"{db.name}-shm").read_bytes()[:104]
+    return int.from_bytes(header[16:20], "little"), int.from_bytes(header[96:100], "little")
+
+
+def test_a_record_during_a_forget_leaves_the_wal_to_the_forgets_checkpoints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sqlite_db, "WAL_AUTOCHECKPOINT_PAGES", 2)  # any commit would copy back
+    db = tmp_path / "history.db"
+    index = HistoryIndex.open(db)
+    doomed_project(index)
+    index._upkeep.close()
+
+    real_step = SqliteScrub.delete_step
+
+    def crash(self: SqliteScrub) -> bool:
+        raise KeyboardInterrupt  # a forget owed: its steps are to come
+
+    monkeypatch.setattr(SqliteScrub, "delete_step", crash)
+    with pytest.raises(KeyboardInterrupt):
+        index.forget_project("/work/doomed")
+    assert index.record(turn_id="a", session_id="s", project="/p", asked="a", answered="")
+    last, copied = wal_frames(db)
+    assert copied < last  # the record's commit copied nothing back: the forget will
+    monkeypatch.setattr(SqliteScrub, "delete_step", real_step)
+    assert index.tidy() and not index.purge_pending
+    assert index.record(turn_id="b", session_id="s", project="/p", asked="b", answered="")
+    last, copied = wal_frames(db)
+    assert copied == last  # with no forget under way, a commit copies back as before
+    index.close()

@@ -95,6 +95,8 @@ def create_sqlite_engine(
         if mode == "IMMEDIATE" and options.get("announced", True):
             conn.info[_ANNOUNCED] = writers.announce(database)  # a forget lets it in
         lock_wait_ms = options.get("lock_wait_ms")
+        if not options.get("autocheckpoint", True):
+            no_autocheckpoint(conn)
         try:
             if lock_wait_ms is None:
                 conn.exec_driver_sql(f"BEGIN {mode}")
@@ -112,16 +114,26 @@ def create_sqlite_engine(
     event.listen(engine, "rollback", _finished)
 
     @event.listens_for(engine, "checkin")
-    def _on_checkin(_dbapi_conn: object, record: ConnectionPoolEntry) -> None:
+    def _on_checkin(dbapi_conn: sqlite3.Connection | None, record: ConnectionPoolEntry) -> None:
         # A transaction that ended without its commit or rollback event (a connection lost on a
         # disk error and invalidated): a shared lock left held would make a forget wait at
         # every step.
         writers.done(record.info.pop(_ANNOUNCED, None))
+        if record.info.pop(_NO_AUTOCHECKPOINT, False) and dbapi_conn is not None:
+            dbapi_conn.execute(f"PRAGMA wal_autocheckpoint = {WAL_AUTOCHECKPOINT_PAGES}")
 
     return engine
 
 
 _ANNOUNCED = "recall_announced_writer"
+_NO_AUTOCHECKPOINT = "recall_no_autocheckpoint"
+
+
+def no_autocheckpoint(conn: Connection) -> None:
+    """This transaction's commit copies no WAL back (a forget does that between its steps,
+    where nobody waits for it); the connection's setting comes back when it is returned."""
+    conn.exec_driver_sql("PRAGMA wal_autocheckpoint = 0")
+    conn.connection.info[_NO_AUTOCHECKPOINT] = True
 
 
 def _finished(conn: Connection) -> None:
@@ -136,10 +148,14 @@ def _index_text_or_none(value: str | None) -> str | None:
     return None if value is None else index_text(value)
 
 
-def writer(engine: Engine, announced: bool = True) -> Engine:
+def writer(engine: Engine, announced: bool = True, autocheckpoint: bool = True) -> Engine:
     """The same engine, whose transactions start with BEGIN IMMEDIATE; `announced` to a forget
-    working in steps (writers.py), which lets them in between its steps: all but its own."""
-    return engine.execution_options(sqlite_begin="IMMEDIATE", announced=announced)
+    working in steps (writers.py), which lets them in between its steps: all but its own.
+    Without `autocheckpoint`, a commit never copies the WAL back (a forget checkpoints on its
+    own, between steps, where no one waits for it)."""
+    return engine.execution_options(
+        sqlite_begin="IMMEDIATE", announced=announced, autocheckpoint=autocheckpoint
+    )
 
 
 def lock_waited_out(exc: BaseException) -> bool:

@@ -20,7 +20,12 @@ from history.store.rows import chunks as _chunks
 from history.store.rows import scope as _scope
 from history.store.sql_repository import SqlTurnRepository
 from history.store.sqlite import best_turns, fts, rank_extension, summaries
-from history.store.sqlite.engine import lock_waited_out, sqlite_path, writer
+from history.store.sqlite.engine import (
+    lock_waited_out,
+    no_autocheckpoint,
+    sqlite_path,
+    writer,
+)
 from history.store.sqlite.forgetting import SqliteScrub
 from history.store.sqlite.fts_search import FtsSearch
 from history.store.sqlite.like_search import search_like
@@ -50,7 +55,7 @@ class SqliteTurnRepository(SqlTurnRepository):
         database = sqlite_path(engine.url.render_as_string(hide_password=False))
         self.spool = Spool(database, self._write_moved)
         self._scrub = SqliteScrub(
-            writer(engine, announced=False),
+            writer(engine, announced=False, autocheckpoint=False),
             full_text,
             secure_delete,
             WaitingWriters(database),
@@ -120,6 +125,10 @@ class SqliteTurnRepository(SqlTurnRepository):
 
     def _upsert_one(self, turn: NewTurn, through: Engine) -> UpsertCounts:
         with through.begin() as conn:
+            if owed.scrub_owed(conn):
+                # A forget's steps fill the WAL faster than its checkpoints between them empty
+                # it: a record's commit would otherwise copy 40 MB back at 1M turns.
+                no_autocheckpoint(conn)
             return rows.upsert_changed(conn, [turn], self._upsert_rows)
 
     def _forget_owed(self) -> bool:
