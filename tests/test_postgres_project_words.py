@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from sqlalchemy import event
 
 from history import HistoryIndex
 from history.importers.base import ImportedTurn
@@ -27,8 +28,9 @@ def index(postgres_url_for_module: str) -> Any:
             turn_id=f"t{p}-{n}",
             session_id=f"s{p}-{n // 10}",
             project=f"/p{p}",
-            asked=f"step {n} of the work",
-            # Only the answers of most of one project's turns name its own identifier.
+            # One project's own identifier: in the question of a tenth of its turns, in the
+            # answer of most.
+            asked=f"step {n} of the zorbleflux" if f"/p{p}" == OWN and n % 10 == 0 else "step",
             answered="renamed zorbleflux again" if f"/p{p}" == OWN and n % 5 else "done",
             files=(),
             edited=(),
@@ -50,21 +52,32 @@ def index(postgres_url_for_module: str) -> Any:
 def test_upkeep_counts_a_projects_own_identifier_in_that_project_only(index: HistoryIndex) -> None:
     assert index.engine is not None
     with index.engine.connect() as conn:
-        assert project_words.in_project(conn, OWN, ["zorbleflux", "absent"]) == {"zorbleflux": 80}
+        assert project_words.in_project(conn, OWN, ["zorbleflux", "absent"]) == {"zorbleflux": 90}
         assert project_words.in_project(conn, "/p4", ["zorbleflux"]) == {}
 
 
-def test_a_projects_own_identifier_is_planned_by_its_count_in_the_project(
+def test_a_projects_own_identifier_is_not_ranked_in_one_statement_over_every_match(
     index: HistoryIndex, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The project may rank 20 rows. Its 80 turns naming the identifier are 80 / 12 ≈ 7 by
-    # the share: one statement would rank all 80 and call the result exact.
-    monkeypatch.setattr(search, "WORK_BUDGET", 50)
+    # Its 90 turns in the project are 90 / 12 ≈ 8 by the share, under the one statement's 20:
+    # that statement would rank all 90. The parts rank the turns naming it in their question
+    # first and stop once no turn naming it only in the answer can pass them.
     monkeypatch.setattr(search, "ONE_STATEMENT_ROWS", 20)
-    monkeypatch.setattr(search, "WINDOW_ROWS", 5)
-    found = index.search("zorbleflux", project=OWN, k=5)
-    assert len(found) == 5 and found.approximate
-    assert all(hit.project == OWN for hit in found)
+    assert index.engine is not None
+    statements: list[str] = []
+
+    def ranking(conn: Any, cursor: Any, statement: str, *rest: Any) -> None:
+        if "ts_rank" in statement:
+            statements.append(statement)
+
+    event.listen(index.engine, "before_cursor_execute", ranking)
+    try:
+        found = index.search("zorbleflux", project=OWN, k=5)
+    finally:
+        event.remove(index.engine, "before_cursor_execute", ranking)
+    assert [hit.turn_id for hit in found] == ["t3-0", "t3-10", "t3-20", "t3-30", "t3-40"]
+    assert not found.approximate
+    assert statements and all("recall_words(asked)" in sql for sql in statements)
 
 
 def test_a_forgotten_projects_sample_goes_with_its_turns(postgres_url: str) -> None:

@@ -1,10 +1,10 @@
 """How many of one project's turns hold a word, for the words common in that project: what a
-project-scoped search plans its parts by.
+project-scoped search decides by whether one statement may rank every match.
 
 Without it, a word's turns in a project are taken as its turns everywhere times the project's
 share of all turns; but a project's own identifiers are in that project only, and in many of its
-turns (at 1M turns: one in 13,111 of its project's 41,202, where that estimate gave 540), so a
-part expected to be small ranked thirteen thousand rows. Counting a word in a project visits
+turns (at 1M turns: one in 13,111 of its project's 41,202, where that estimate gave 540), so one
+statement expected to rank 540 rows ranked thirteen thousand. Counting a word in a project visits
 every row that holds it, so upkeep samples instead: the words of a sample of pages (a few
 percent of the table, all projects at once), each project's words held by at least
 LEAST_SHARE of its sampled turns kept with the count that share suggests. Words are kept as
