@@ -129,6 +129,17 @@ def test_with_the_lists_a_search_in_parts_is_the_exhaustive_ranking(
     assert_top_k(hits, exhaustive(index, query.split(), project), 5)
 
 
+@pytest.mark.parametrize("query", ["socket buffer", "zeppelin parser cache", "thread lexer token"])
+def test_with_the_lists_a_search_ranked_at_once_is_the_exhaustive_ranking(
+    index: HistoryIndex, query: str
+) -> None:
+    """Within the budget the whole query is one part: its rarest word's list holds none of the
+    turns that hold only the other words, so the part is not taken from the list."""
+    hits = index.search(query, k=5)
+    assert not hits.approximate
+    assert_top_k(hits, exhaustive(index, query.split(), None), 5)
+
+
 def test_without_its_list_the_same_search_is_cut_short(
     index: HistoryIndex, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -180,7 +180,10 @@ class FtsSearch:
             def rank(held: Sequence[str], any_of: Sequence[str], without: Sequence[str]) -> None:
                 nonlocal cut_short
                 cost = budget.cost(held, any_of)
-                if lists and not any_of and from_list(held[0], Part(held, [], tag, without), cost):
+                # A list holds one word's turns: a part of several (the whole query at once)
+                # is ranked by FTS5, or the turns holding only its other words would be missed.
+                alone = lists and len(held) == 1 and not any_of
+                if alone and from_list(held[0], Part(held, [], tag, without), cost):
                     return
                 window = budget.window(held, any_of)
                 if window is None:
