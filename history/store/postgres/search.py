@@ -54,8 +54,6 @@ WINDOW_ROWS = 300
 ONE_STATEMENT_ROWS = 1_000
 # Of a part's rows, the share holding the word in the question (measured at 1M turns: 0.22).
 HEAD_SHARE = 0.25
-# Ranked beyond k in each part, so that ties at the boundary go to the newer turn.
-TIE_MARGIN = 20
 V = schema.VECTOR_COLUMN
 _ASKED_AT = [c.key for c in TURN_COLUMNS].index("asked_at")
 
@@ -129,10 +127,10 @@ class TsvectorSearch:
                 best = part.every_match(conn)
             else:
                 best = _in_parts(conn, part, counts, rows, budget, k)
-            ranked = heapq.nlargest(k + TIE_MARGIN, best.items(), key=lambda item: item[1])
-            found = conn.execute(
-                select(Turn.id, *TURN_COLUMNS).where(Turn.id.in_([rowid for rowid, _ in ranked]))
-            )
+            # Ties go to the newer turn; only the k shown are read whole (their answers are
+            # out of line, in TOAST: a few pages each).
+            top = heapq.nlargest(k, best, key=lambda rowid: (best[rowid], part.asked_at[rowid]))
+            found = conn.execute(select(Turn.id, *TURN_COLUMNS).where(Turn.id.in_(top)))
             scored: list[tuple[Any, float]] = [(row[1:], best[row[0]]) for row in found]
         scored.sort(key=lambda pair: (-pair[1], -pair[0][_ASKED_AT].timestamp()))
         ceiling = [w * RANK_CEILING for w in part.weights]
@@ -198,7 +196,8 @@ class _Part:
     ) -> None:
         self.ordered, self.project = ordered, project
         self.weights = [weight[term] for term in ordered]
-        self.params: dict[str, Any] = {"limit": k + TIE_MARGIN}
+        self.asked_at: dict[int, datetime] = {}  # of every row ranked, for ties
+        self.params: dict[str, Any] = {"limit": k}  # each part orders ties by time
         for n, term in enumerate(ordered):
             self.params[f"w{n}"] = term
             self.params[f"i{n}"] = weight[term]
@@ -260,7 +259,11 @@ class _Part:
 
     def _best(self, conn: Connection, where: str, params: dict[str, Any]) -> dict[int, float]:
         statement = (
-            f"SELECT id, {score_expression(len(self.ordered))} AS score FROM turns"
+            f"SELECT id, {score_expression(len(self.ordered))} AS score, asked_at FROM turns"
             f" WHERE {where} ORDER BY score DESC, asked_at DESC LIMIT :limit"
         )
-        return {rowid: float(score) for rowid, score in conn.execute(text(statement), params)}
+        best = {}
+        for rowid, score, asked_at in conn.execute(text(statement), params):
+            best[rowid] = float(score)
+            self.asked_at[rowid] = asked_at
+        return best
