@@ -238,3 +238,27 @@ def test_a_file_without_the_lists_tables_searches_as_before(
     monkeypatch.setattr(fts_search._Budget, "fits", lambda self, held: False)
     hits = index.search("parser", k=5)  # one word: its own part is always ranked
     assert_top_k(hits, exhaustive(index, ["parser"], None), 5)
+
+
+@pytest.mark.parametrize("project", ["/p0", "/p1"])
+@pytest.mark.parametrize("query", WORDS)
+def test_a_project_search_takes_a_list_only_where_it_proves_the_part(
+    index: HistoryIndex, monkeypatch: pytest.MonkeyPatch, query: str, project: str
+) -> None:
+    """A project holds part of a list: where that part cannot prove the word's best turns, the
+    search ranks them with FTS5 as before (here cut short by a small budget, and saying so)."""
+    monkeypatch.setattr(fts_search, "WORK_BUDGET", 8)
+    monkeypatch.setattr(fts_search, "WINDOW_ROWS", 4)
+    hits = index.search(query, project=project, k=3)
+    if not hits.approximate:
+        assert_top_k(hits, exhaustive(index, [query], project), 3)
+
+
+def test_a_project_search_is_exact_from_the_list_where_the_budget_would_cut_it(
+    index: HistoryIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(fts_search, "WORK_BUDGET", 8)
+    monkeypatch.setattr(fts_search, "WINDOW_ROWS", 4)
+    hits = index.search("parser", project="/p1", k=3)
+    assert not hits.approximate  # its list's share in /p1 beats what the list left out
+    assert_top_k(hits, exhaustive(index, ["parser"], "/p1"), 3)

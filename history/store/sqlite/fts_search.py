@@ -141,10 +141,8 @@ class FtsSearch:
             # The parts that returned all `limit` rows they were asked for: their window and cost.
             full: list[tuple[Part, int, float]] = []
 
-            # The common words' lists (best_turns.py): with recall_bm25, every project (a
-            # project holds a twentieth of a list: measured, its bound then proves too little
-            # and the part is ranked again whole), no date limit.
-            lists = counts is not None and stored_since is None and tag is None
+            # The common words' lists (best_turns.py): with recall_bm25, no date limit.
+            lists = counts is not None and stored_since is None
             average = fts.average_length(conn) if lists else 1.0
             last = best_turns.last_turn(conn) if lists else 0
 
@@ -164,6 +162,16 @@ class FtsSearch:
                 # too scores more in the part that has both, and Best keeps that.
                 best.add(listed.scores(term_idf[term], average), len(listed.turns) + 1, bonus, {})
                 left_out = listed.left_out(term_idf[term], average)
+                if tag is not None and left_out > 0:
+                    # A project holds a twentieth of a list: it stands in for the part only if
+                    # the best found so far already beat all the list left out (else FTS5 ranks
+                    # the part as before; its listed turns' scores are their own, kept).
+                    final, _ = exact_forms.with_bonus(
+                        conn, terms, term_idf, best.scores, best.reach(), -math.inf, k
+                    )
+                    if exact_forms.unseen_could_pass(final, left_out + bonus, k):
+                        return False
+                    left_out = 0.0
                 deeper = left_out > 0
                 if left_out > 0:
                     best.unseen = max(best.unseen, left_out + bonus)
