@@ -15,7 +15,7 @@ from history.store.models import Base
 from history.store.postgres import engine as pg_engine
 from history.store.postgres import project_words as pg_project_words
 from history.store.postgres import schema as pg_schema
-from history.store.sqlite import best_turns
+from history.store.sqlite import best_turns, word_counts
 from history.store.sqlite.engine import create_sqlite_engine, database_url, writer
 from history.store.sqlite.fts import FTS_TABLE
 
@@ -27,11 +27,13 @@ MIGRATION_LOCK = 0x726563616C6C2D68
 
 def include_name(name: str | None, type_: str, parent_names: object) -> bool:
     # FTS5 keeps its index in shadow tables (turns_fts_data, _idx, _docsize, _config), the
-    # search keeps the common words' lists beside it (SQLite, best_turns.py), and PostgreSQL's
-    # index is a column the database computes: none is the model's to compare; nor is
+    # search keeps the common words' lists and counts beside it (SQLite, best_turns.py,
+    # word_counts.py), and PostgreSQL's index is a column the database computes: none is the
+    # model's to compare; nor is
     # PostgreSQL's sample of each project's common words, a planning aid of its search.
     if type_ == "table" and name is not None:
-        return not name.startswith((FTS_TABLE, best_turns.ROWS)) and name != pg_project_words.TABLE
+        kept_beside = (FTS_TABLE, best_turns.ROWS, word_counts.TABLE)
+        return not name.startswith(kept_beside) and name != pg_project_words.TABLE
     if type_ == "column":
         return name != pg_schema.VECTOR_COLUMN
     if type_ == "index":

@@ -33,7 +33,7 @@ from sqlalchemy.exc import OperationalError
 
 from history.query import quote, stem, words
 from history.ranking import COLUMN_WEIGHTS, K1, B
-from history.store.sqlite import fts
+from history.store.sqlite import fts, word_counts
 
 LISTS = "best_turns_lists"
 ROWS = "best_turns"
@@ -144,6 +144,11 @@ class Keeper:
     def __init__(self) -> None:
         self._planned_at = -1
         self._wanted: list[tuple[str, str]] = []  # (index form, a word of that form)
+        # The index forms of every word in LIST_FROM_SHARE of the sample or more (those above
+        # LIST_UP_TO_SHARE have no list), counted for word_counts.py, at this many rows.
+        self._frequent: list[str] = []
+        self._to_count: list[str] = []
+        self._counted_at = -1
         # Every row's length (recall_lengths) and the index's structure record it was read at:
         # any write to the index changes that record.
         self._lengths: tuple[bytes, bytes] | None = None
@@ -155,7 +160,7 @@ class Keeper:
         if rows < LIST_FROM_ROWS or not compiled(conn):
             return False
         if self._planned_at < 0 or rows > self._planned_at * (1 + REBUILD_AFTER_GROWTH):
-            self._wanted = _common_words(conn)
+            self._wanted, self._frequent = _common_words(conn)
             self._planned_at = rows
         started = time.monotonic()
         while self._wanted and time.monotonic() - started < STEP_SECONDS:
@@ -165,7 +170,18 @@ class Keeper:
             ).scalar()
             if built is None or rows > built * (1 + REBUILD_AFTER_GROWTH):
                 build(conn, word, form, self._row_lengths(conn))
-        return bool(self._wanted)
+        if self._wanted:
+            return True
+        # Then the counts (a list's build has counted its word): again after each growth that
+        # ages them, or a forget (which emptied them).
+        fresh = self._counted_at <= rows <= self._counted_at * (1 + word_counts.FRESH_FOR_GROWTH)
+        if self._counted_at < 0 or not fresh:
+            self._to_count = word_counts.stale(conn, self._frequent, rows)
+            self._counted_at = rows
+        while self._to_count and time.monotonic() - started < STEP_SECONDS:
+            word = self._to_count.pop()
+            word_counts.keep(conn, word, word_counts.count(conn, word), rows)
+        return bool(self._to_count)
 
     def _row_lengths(self, conn: Connection) -> bytes:
         structure = conn.exec_driver_sql(
@@ -194,7 +210,8 @@ def build(conn: Connection, word: str, form: str, lengths: bytes | None = None) 
         conn.exec_driver_sql(f"DELETE FROM {LISTS} WHERE word = ?", (word,))
         return False
     records = list(_RECORD.iter_unpack(blob))
-    bound, _, average, _ = records[0]
+    bound, holding, average, _ = records[0]
+    word_counts.keep(conn, word, int(holding), fts.indexed_rows(conn))
     conn.exec_driver_sql(
         f"INSERT OR REPLACE INTO {LISTS} (word, built_upto, average_length, bound, turns) "
         "VALUES (?, ?, ?, ?, ?)",
@@ -221,9 +238,10 @@ def compiled(conn: Connection) -> bool:
     return found is not None
 
 
-def _common_words(conn: Connection) -> list[tuple[str, str]]:
+def _common_words(conn: Connection) -> tuple[list[tuple[str, str]], list[str]]:
     """The index forms in between LIST_FROM_SHARE and LIST_UP_TO_SHARE of a sample of the
-    turns, each with a word of that form (what the list's MATCH is made of)."""
+    turns, each with a word of that form (what the list's MATCH is made of); and every form in
+    LIST_FROM_SHARE of them or more (those above have no list, but are counted)."""
     last = last_turn(conn)
     picked = sorted(random.Random(last).sample(range(1, last + 1), min(SAMPLE_TURNS, last)))
     marks = ", ".join("?" for _ in picked)
@@ -243,4 +261,5 @@ def _common_words(conn: Connection) -> list[tuple[str, str]]:
         held.update(forms)
     share = max(LIST_FROM_SHARE, LIST_FROM_ROWS / max(fts.indexed_rows(conn), 1))
     least, most = share * len(texts), LIST_UP_TO_SHARE * len(texts)
-    return sorted((form, form_of[form]) for form, times in held.items() if least <= times <= most)
+    listed = sorted((form, form_of[form]) for form, times in held.items() if least <= times <= most)
+    return listed, sorted(form for form, times in held.items() if least <= times)

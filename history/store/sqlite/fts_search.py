@@ -26,13 +26,13 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Dialect, Engine, select, text
+from sqlalchemy import Connection, Dialect, Engine, select
 
 from history.query import stem
 from history.ranking import idf, score_bound, share_of_best
 from history.store.models import TURN_COLUMNS, Turn, UtcDateTime
 from history.store.rows import Ranked
-from history.store.sqlite import best_turns, exact_forms, fts, rank_extension
+from history.store.sqlite import best_turns, exact_forms, fts, rank_extension, word_counts
 from history.store.sqlite.fts_parts import Best, Part
 
 # What one search may cost FTS5, in rows scored. With bm25() (not recall_bm25), each word in a
@@ -265,14 +265,16 @@ class FtsSearch:
                 self._cached_at_rows = rows
             missing = [term for term in terms if term not in self._document_frequency]
         if missing:
-            conn.exec_driver_sql(
-                f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{fts.FTS_TABLE}_vocab "
-                f"USING fts5vocab(main, {fts.FTS_TABLE}, row)"
-            )
-            found = dict.fromkeys(missing, 0)
-            query = text(f"SELECT doc FROM temp.{fts.FTS_TABLE}_vocab WHERE term = :term")
-            for term in missing:  # the index holds stems; FTS5 stems the MATCH's words itself
-                found[term] = int(conn.execute(query, {"term": stem(term)}).scalar() or 0)
+            # The index holds stems; FTS5 stems the MATCH's words itself. The upkeep's counts
+            # of common words first (word_counts.py), on an index large enough to cache them.
+            stems = {term: stem(term) for term in missing}
+            kept: dict[str, int] = {}
+            if rows >= CACHE_FROM_ROWS:
+                kept = word_counts.read(conn, sorted(set(stems.values())), rows)
+            found = {
+                term: kept[form] if form in kept else word_counts.count(conn, form)
+                for term, form in stems.items()
+            }
             with self._lock:
                 self._document_frequency.update(found)
         with self._lock:
