@@ -29,7 +29,7 @@ from bench.world import projects, word_weights
 from history import HistoryIndex
 from history.prepare import prepare_fields
 from history.store.models import TURN_COLUMNS
-from history.store.postgres import project_words, schema, summaries
+from history.store.postgres import project_words, question_index, schema, summaries
 from history.store.rows import row_values
 
 BATCH = 5_000
@@ -93,7 +93,7 @@ def _finish(index: HistoryIndex) -> None:
         for statement in summaries.backfill_statements():
             conn.execute(text(statement))
         conn.execute(text(schema.create_statements()[-1]))  # the vector's GIN index
-        conn.execute(text(schema.asked_index_statements()[0]))
+        conn.execute(text(question_index.create_statements()[-1]))
         conn.execute(text(schema.pending_list_statement(schema.PENDING_LIST_KB)))
         conn.execute(text("ALTER TABLE turns ENABLE TRIGGER USER"))
     with index.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:

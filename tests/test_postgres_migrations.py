@@ -17,7 +17,7 @@ from sqlalchemy import Engine, inspect, text
 from history import HistoryIndex
 from history.store import migrations
 from history.store.postgres import engine as pg_engine
-from history.store.postgres import schema
+from history.store.postgres import question_index, schema
 
 
 @pytest.fixture
@@ -194,3 +194,39 @@ def test_0008_keeps_owed_forget_work_in_the_database_and_its_downgrade_drops_it(
     migrations.downgrade(engine, "0007_word_forms_and_cjk_text")
     assert not inspect(engine).has_table("owed_scrub")
     assert not inspect(engine).has_table("forget_work")
+
+
+def index_definition(engine: Engine) -> str:
+    with engine.connect() as conn:
+        found = conn.execute(
+            text("SELECT indexdef FROM pg_indexes WHERE indexname = :n"), {"n": schema.ASKED_INDEX}
+        ).scalar_one()
+    return str(found)
+
+
+def test_0014_indexes_the_repeats_of_a_database_with_rows_and_its_downgrade_undoes_it(
+    engine: Engine,
+) -> None:
+    migrations.upgrade(engine, "0013_word_counts")
+    assert question_index.FUNCTION not in index_definition(engine)
+    with engine.begin() as conn:
+        conn.execute(
+            text(
+                "INSERT INTO turns (turn_id, session_id, project, asked_at, tainted, asked,"
+                " answered, files, edited, tools) VALUES ('old-1', 's', '/p', :at, false,"
+                " 'the login login flow', 'done', '[]', '[]', '[]')"
+            ),
+            {"at": datetime(2026, 1, 5, 12, 0)},
+        )
+    migrations.upgrade(engine)
+    assert question_index.FUNCTION in index_definition(engine)
+    with engine.connect() as conn:
+        found = conn.execute(
+            text(f"SELECT turn_id FROM turns WHERE {question_index.QUESTION_WORDS} @@ 'r_login'")
+        ).scalar()
+    assert found == "old-1"
+    migrations.downgrade(engine, "0013_word_counts")
+    assert question_index.FUNCTION not in index_definition(engine)
+    with engine.connect() as conn:
+        gone = conn.execute(text(f"SELECT to_regproc('{question_index.FUNCTION}')")).scalar()
+    assert gone is None

@@ -13,7 +13,7 @@ from sqlalchemy import event
 
 from history import HistoryIndex
 from history.importers.base import ImportedTurn
-from history.store.postgres import project_words, search
+from history.store.postgres import project_words, question_index, search
 
 PROJECTS, TURNS_EACH = 12, 100
 OWN = "/p3"
@@ -77,7 +77,7 @@ def test_a_projects_own_identifier_is_not_ranked_in_one_statement_over_every_mat
         event.remove(index.engine, "before_cursor_execute", ranking)
     assert [hit.turn_id for hit in found] == ["t3-0", "t3-10", "t3-20", "t3-30", "t3-40"]
     assert not found.approximate
-    assert statements and all("recall_words(asked)" in sql for sql in statements)
+    assert statements and all(question_index.QUESTION_WORDS in sql for sql in statements)
 
 
 def test_a_forgotten_projects_sample_goes_with_its_turns(postgres_url: str) -> None:

@@ -34,8 +34,9 @@ from sqlalchemy import Connection, Engine, select, text
 from history.folding import strip_marks
 from history.ranking import idf, share_of_best
 from history.store.models import TURN_COLUMNS, Turn
-from history.store.postgres import schema
-from history.store.postgres.search_bounds import company, share_holding
+from history.store.postgres import question_index, schema
+from history.store.postgres.question_index import ONCE_CEILING
+from history.store.postgres.search_bounds import HEAD_CEILING, company, share_holding
 from history.store.postgres.search_scope import Budget, Scope
 from history.store.postgres.statistics import WordCounts
 from history.store.rows import Ranked
@@ -54,7 +55,13 @@ WINDOW_ROWS = 300
 ONE_STATEMENT_ROWS = 1_000
 # Of a part's rows, the share holding the word in the question (measured at 1M turns: 0.22).
 HEAD_SHARE = 0.25
+# Of the turns holding a word in their question, the share repeating it there (at 1M: 0.12 on
+# average, 0.2-0.3 for the commonest words); the turns repeating query words are ranked in one
+# part when they fit in this share of what is left of the budget.
+REPEAT_SHARE = 0.2
+REPEATS_SHARE_OF_BUDGET = 0.5
 V = schema.VECTOR_COLUMN
+QUESTION = question_index.QUESTION_WORDS
 _ASKED_AT = [c.key for c in TURN_COLUMNS].index("asked_at")
 
 
@@ -126,6 +133,7 @@ class TsvectorSearch:
             if sum(spread) * scope.share <= min(ONE_STATEMENT_ROWS, left):
                 best = part.every_match(conn)
             else:
+                part.repeatable = self.counts.single_lexemes(conn, ordered)
                 best = _in_parts(conn, part, counts, rows, budget, k)
             # Ties go to the newer turn; only the k shown are read whole (their answers are
             # out of line, in TOAST: a few pages each).
@@ -167,9 +175,23 @@ def _in_parts(
         after = budget.window(pairs * share, WINDOW_ROWS)
         best.update(part.ranked(conn, -1, True, after))
         alone = after is None
+    # Then the turns repeating a query word in their question (few): once they are all ranked,
+    # a turn holding a word once in its question scores at most ONCE_CEILING for it.
+    # Rarest first, the words whose repeats fit in a share of what is left of the budget.
+    question, expected = None, 0.0
+    for i, head in enumerate(heads):
+        more = head * share * REPEAT_SHARE
+        if part.repeatable[i] and expected + more <= budget.left * REPEATS_SHARE_OF_BUDGET:
+            part.repeating[i], expected = True, expected + more
+    if any(part.repeating):
+        after = budget.window(expected, WINDOW_ROWS)
+        best.update(part.repeated(conn, after))
+        if after is None:
+            part.repeats_ranked = True
+            question = [ONCE_CEILING if one else HEAD_CEILING for one in part.repeating]
     for i, head in [(i, head) for head in (True, False) for i in range(len(counts))]:
         bar = heapq.nlargest(k, best.values())[-1] if len(best) >= k else 0.0
-        needed = company(part.weights, i, head, alone, bar)
+        needed = company(part.weights, i, head, alone, bar, question)
         if needed == []:
             if head:
                 continue  # the tails' bound may be lower still
@@ -197,6 +219,12 @@ class _Part:
         self.ordered, self.project = ordered, project
         self.weights = [weight[term] for term in ordered]
         self.asked_at: dict[int, datetime] = {}  # of every row ranked, for ties
+        # Which words the question's index holds the repeats of; of those, the words whose
+        # repeating turns are ranked in a part of their own, and whether they were all ranked
+        # (then the head parts leave them out).
+        self.repeatable = [False] * len(ordered)
+        self.repeating = [False] * len(ordered)
+        self.repeats_ranked = False
         self.params: dict[str, Any] = {"limit": k}  # each part orders ties by time
         for n, term in enumerate(ordered):
             self.params[f"w{n}"] = term
@@ -214,6 +242,16 @@ class _Part:
         """The best rows of every turn holding a query word, in one statement."""
         where = f"{V} @@ (({any_of(range(len(self.ordered)))}){self.tag}){self.scope}"
         return self._best(conn, where, dict(self.params))
+
+    def repeated(self, conn: Connection, after: datetime | None) -> dict[int, float]:
+        """The best rows of the turns repeating a query word in their question."""
+        params = dict(self.params) | {"repeats": self._repeats()}
+        where = f"{QUESTION} @@ (CAST(:repeats AS tsquery){self.tag}){self.scope}"
+        return self._best(conn, where + self._window(after, params), params)
+
+    def _repeats(self) -> str:
+        single = zip(self.ordered, self.repeating, strict=True)
+        return question_index.repeats_query(term for term, one in single if one)
 
     def ranked(
         self,
@@ -236,26 +274,33 @@ class _Part:
         # than the rows it spares.
         company = f" && ({all_of_one(needed)})" if needed else ""
         if i < 0:
-            where = f"({schema.ASKED_WORDS}) @@ (({two_of(count)}){self.tag}){self.scope}"
+            where = f"{QUESTION} @@ (({two_of(count)}){self.tag}){self.scope}"
         elif head:
             # The question's own index leaves out the turns a part before ranked, unread.
             others = [n for n in range(count) if n != i] if alone else list(range(i))
             unless = f" && !!({any_of(others)})" if others else ""
-            where = f"({schema.ASKED_WORDS}) @@ ({word}{unless}{self.tag}){self.scope}"
+            if self.repeats_ranked:
+                unless += " && !!CAST(:repeats AS tsquery)"
+                params["repeats"] = self._repeats()
+            where = f"{QUESTION} @@ ({word}{unless}{self.tag}){self.scope}"
             if company:
                 where += f" AND {V} @@ ({word}{company}{self.tag})"
         else:
             unless = f" && !!({any_of(range(i))})" if i else ""
             where = f"{V} @@ ({word}{unless}{company}{self.tag})"
             where += f" AND NOT {V} @@ ({any_of(range(count), asked=True)}){self.scope}"
-        if after is not None:
-            # A btree narrows to the newest turns (of the project) before any row is read.
-            where += " AND asked_at >= :after"
-            params["after"] = after
-            if self.project is not None:
-                where += " AND project = :project"
-                params["project"] = self.project
-        return self._best(conn, where, params)
+        return self._best(conn, where + self._window(after, params), params)
+
+    def _window(self, after: datetime | None, params: dict[str, Any]) -> str:
+        """With `after`, the SQL keeping the turns asked after it only: a btree narrows to the
+        newest turns (of the project) before any row is read."""
+        if after is None:
+            return ""
+        params["after"] = after
+        if self.project is None:
+            return " AND asked_at >= :after"
+        params["project"] = self.project
+        return " AND asked_at >= :after AND project = :project"
 
     def _best(self, conn: Connection, where: str, params: dict[str, Any]) -> dict[int, float]:
         statement = (

@@ -22,35 +22,55 @@ HEAD_CEILING, TAIL_CEILING = 1.0, 0.4
 MOST_COMPANY_WORDS = 7
 
 
-def _ceilings(weights: Sequence[float], i: int, head: bool, alone: bool) -> list[float]:
+def _ceilings(
+    weights: Sequence[float],
+    i: int,
+    head: bool,
+    alone: bool,
+    question: Sequence[float] | None = None,
+) -> list[float]:
     """The most each query word can add to a turn of part (i, head). A head part's turns hold
     none of the words before i in their question (`alone`: none but the i-th); a tail's hold
-    no query word in their question and none of the words before i at all."""
+    no query word in their question and none of the words before i at all. `question`: the
+    most each word scores in a head part's question (HEAD_CEILING, or less once the turns
+    repeating it were ranked: question_index.py)."""
+    question = question or [HEAD_CEILING] * len(weights)
     most = []
     for j, weight in enumerate(weights):
         if j == i:
-            most.append((HEAD_CEILING if head else TAIL_CEILING) * weight)
+            most.append((question[j] if head else TAIL_CEILING) * weight)
         elif not head and j < i:
             most.append(0.0)
         elif head and j > i and not alone:
-            most.append(HEAD_CEILING * weight)
+            most.append(question[j] * weight)
         else:
             most.append(TAIL_CEILING * weight)
     return most
 
 
-def bound(weights: Sequence[float], i: int, head: bool, alone: bool = False) -> float:
+def bound(
+    weights: Sequence[float],
+    i: int,
+    head: bool,
+    alone: bool = False,
+    question: Sequence[float] | None = None,
+) -> float:
     """The most a turn of part (i, head) can score."""
-    return sum(_ceilings(weights, i, head, alone))
+    return sum(_ceilings(weights, i, head, alone, question))
 
 
 def company(
-    weights: Sequence[float], i: int, head: bool, alone: bool, bar: float
+    weights: Sequence[float],
+    i: int,
+    head: bool,
+    alone: bool,
+    bar: float,
+    question: Sequence[float] | None = None,
 ) -> list[tuple[int, ...]] | None:
     """The smallest sets of other words a turn of part (i, head) must also hold to score more
     than `bar`: None when its own word may be enough (every turn of the part is a candidate),
     [] when no turn of the part can."""
-    most = _ceilings(weights, i, head, alone)
+    most = _ceilings(weights, i, head, alone, question)
     own = most[i]
     if own > bar:
         return None

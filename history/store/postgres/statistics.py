@@ -16,10 +16,11 @@ from collections.abc import Sequence
 
 from sqlalchemy import Connection, text
 
-from history.store.postgres import project_words, schema
+from history.store.postgres import project_words, question_index, schema
 
 CACHE_FROM_ROWS = 20_000
 SIZE_SECONDS = 2.0
+MOST_CACHED_WORDS = 100_000
 _ESTIMATED_ROWS = text(
     "SELECT greatest(c.reltuples, coalesce(s.n_live_tup, 0))::bigint FROM pg_class c"
     " LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE c.oid = 'turns'::regclass"
@@ -39,6 +40,7 @@ class WordCounts:
         self._counts: dict[str, int] = {}
         self._in_projects: dict[tuple[str, str], int | None] = {}
         self._common: dict[str, float] = {}
+        self._single: dict[str, bool] = {}
         self._rows = 0
         self._estimated, self._estimated_at = 0, -SIZE_SECONDS
         self._lock = threading.Lock()
@@ -56,6 +58,7 @@ class WordCounts:
             if estimated > self._rows * 1.1 or estimated < self._rows:
                 self._counts.clear()
                 self._in_projects.clear()
+                self._single.clear()
                 self._common = _common_words(conn)
                 self._rows = estimated
             rows, common = self._rows, self._common
@@ -67,6 +70,24 @@ class WordCounts:
         with self._lock:
             self._counts.update(found)
             return rows, {word: self._counts.get(word, found.get(word, 0)) for word in words}
+
+    def single_lexemes(self, conn: Connection, words: Sequence[str]) -> list[bool]:
+        """Whether PostgreSQL's parser reads each of `words` as one lexeme, itself (the words
+        whose repeats the question's index holds: question_index.py)."""
+        with self._lock:
+            if len(self._single) > MOST_CACHED_WORDS:
+                self._single.clear()
+            # ASCII letters only, or digits only: one token for the parser, nothing to ask.
+            self._single.update(
+                (word, True)
+                for word in words
+                if word.isascii() and word.isalnum() and (word.isalpha() or word.isdigit())
+            )
+            missing = [word for word in words if word not in self._single]
+        found = question_index.single_lexemes(conn, missing) if missing else {}
+        with self._lock:
+            self._single.update(found)
+            return [self._single.get(word, False) for word in words]
 
     def in_project(self, conn: Connection, project: str, words: Sequence[str]) -> dict[str, int]:
         """Of `words`, those common in the project (upkeep's sample, project_words.py), with
