@@ -73,7 +73,8 @@ def create_sqlite_engine(
         cursor.close()
         # The LIKE path compares folded text, as the FTS5 tokenizer does.
         dbapi_conn.create_function("recall_fold", 1, _fold_or_none, deterministic=True)
-        # What the full-text index is given of each text column (fts.py; CJK as pairs).
+        # What the full-text index is given of each text column (fts.py; CJK as pairs). Where
+        # the compiled library loads (below), its own recall_index_text takes this one's place.
         dbapi_conn.create_function(
             fts.INDEX_TEXT_FUNCTION, 1, _index_text_or_none, deterministic=True
         )

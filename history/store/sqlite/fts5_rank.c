@@ -406,6 +406,108 @@ static void recallPhrases(const Fts5ExtensionApi *pApi, Fts5Context *pFts, sqlit
   }
 }
 
+
+/*
+** recall_index_text(text): what FTS5 indexes for a text column, as history.query.index_text
+** makes it: the text itself, each run of CJK characters written as its overlapping character
+** pairs (a lone character stays itself), with a space either side. Registered over the Python
+** function of the same name: a forget's delete trigger and every insert call it for each text
+** column, and the Python call (the text decoded and encoded again) was a third of a delete.
+** Bytes that are not valid UTF-8 are copied as they are; a value that is not text is returned.
+*/
+static int recallIsCjk(unsigned int c) {
+  return (c >= 0x1100 && c <= 0x11FF) || (c >= 0x3005 && c <= 0x3007) ||
+         (c >= 0x3040 && c <= 0x30FF) || (c >= 0x3130 && c <= 0x318F) ||
+         (c >= 0x31F0 && c <= 0x31FF) || (c >= 0x3400 && c <= 0x4DBF) ||
+         (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0xA960 && c <= 0xA97F) ||
+         (c >= 0xAC00 && c <= 0xD7FF) || (c >= 0xF900 && c <= 0xFAFF) ||
+         (c >= 0xFF66 && c <= 0xFF9F) || (c >= 0x20000 && c <= 0x3FFFF);
+}
+
+/* The code point at z[i] (n bytes in all) and its length in bytes; an invalid byte is itself,
+** one byte long, and never CJK. */
+static int recallCodePoint(const unsigned char *z, int i, int n, unsigned int *pc) {
+  unsigned int c = z[i];
+  int len, k;
+  if (c < 0x80) { *pc = c; return 1; }
+  if (c >= 0xF0 && c < 0xF8) { len = 4; c &= 0x07; }
+  else if (c >= 0xE0) { len = (c < 0xF0) ? 3 : 1; c &= 0x0F; }
+  else if (c >= 0xC0) { len = 2; c &= 0x1F; }
+  else len = 1;
+  if (len == 1 || i + len > n) { *pc = 0xFFFFFFFF; return 1; }
+  for (k = 1; k < len; k++) {
+    if ((z[i + k] & 0xC0) != 0x80) { *pc = 0xFFFFFFFF; return 1; }
+    c = (c << 6) | (z[i + k] & 0x3F);
+  }
+  *pc = c;
+  return len;
+}
+
+static void recallIndexText(sqlite3_context *pCtx, int nArg, sqlite3_value **apArg) {
+  const unsigned char *z;
+  unsigned char *out;
+  int n, i, o, found = 0;
+  (void)nArg;
+  if (sqlite3_value_type(apArg[0]) != SQLITE_TEXT) {
+    sqlite3_result_value(pCtx, apArg[0]);
+    return;
+  }
+  z = sqlite3_value_text(apArg[0]);
+  n = sqlite3_value_bytes(apArg[0]);
+  if (z == 0) {
+    sqlite3_result_error_nomem(pCtx);
+    return;
+  }
+  /* The first CJK code point, U+1100, is E1 84 80 in UTF-8: text without a byte from E1 up
+  ** holds none, and is indexed as it is (the usual case). */
+  for (i = 0; i < n && !found; i++) found = z[i] >= 0xE1;
+  if (!found) {
+    sqlite3_result_value(pCtx, apArg[0]);
+    return;
+  }
+  /* A run of r characters becomes at most 2r-1 characters and r+1 spaces: 3x the bytes. */
+  out = sqlite3_malloc64((sqlite3_uint64)n * 3 + 2);
+  if (out == 0) {
+    sqlite3_result_error_nomem(pCtx);
+    return;
+  }
+  o = 0;
+  i = 0;
+  while (i < n) {
+    unsigned int c;
+    int len = recallCodePoint(z, i, n, &c);
+    if (!recallIsCjk(c)) {
+      memcpy(out + o, z + i, len);
+      o += len;
+      i += len;
+      continue;
+    }
+    {
+      int start = i, prev = i, count = 0;
+      out[o++] = ' ';
+      while (i < n) {
+        len = recallCodePoint(z, i, n, &c);
+        if (!recallIsCjk(c)) break;
+        if (count >= 1) {
+          /* the pair (the previous character, this one); a space between two pairs */
+          if (count >= 2) out[o++] = ' ';
+          memcpy(out + o, z + prev, i + len - prev);
+          o += i + len - prev;
+        }
+        prev = i;
+        i += len;
+        count++;
+      }
+      if (count == 1) {  /* a lone character stays itself */
+        memcpy(out + o, z + start, i - start);
+        o += i - start;
+      }
+      out[o++] = ' ';
+    }
+  }
+  sqlite3_result_text(pCtx, (const char *)out, o, sqlite3_free);
+}
+
 static fts5_api *recallFts5Api(sqlite3 *db) {
   fts5_api *pApi = 0;
   sqlite3_stmt *pStmt = 0;
@@ -437,6 +539,10 @@ int sqlite3_recallrank_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_rout
   if (rc == SQLITE_OK) {
     rc = sqlite3_create_function(db, "recall_lengths", 2, SQLITE_UTF8, 0, 0, recallLengthsStep,
                                  recallLengthsFinal);
+  }
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_create_function(db, "recall_index_text", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
+                                 0, recallIndexText, 0, 0);
   }
   return rc;
 }
