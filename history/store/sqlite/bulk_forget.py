@@ -1,16 +1,15 @@
-"""A large forget's batches delete their turns with the summary, lists and word-count triggers
-aside, then mend what those triggers keep set by set, in the same transaction.
+"""A large forget's batches delete their turns with the summary and lists triggers aside, then
+mend what those triggers keep set by set, in the same transaction.
 
-Each deleted turn fired `turns_summary_ad` (seven statements: its conversation, its edited
-files, its project), `best_turns_ad` (its rows in the common words' lists) and `word_counts_ad`:
-at a million turns the first two were about half the cost of deleting a 55k-turn project, beside
-the full-text index's own trigger. Since revision 0015 all three step aside while the
-connection's FLAG_FUNCTION says so, as the summary insert trigger does for a bulk write
-(summaries.py); `delete_turns` then removes the batch's list rows, empties the word counts and
-recounts the summaries of the conversations it touched from the turns they have left, which is
-what the triggers would have left one row after another (the same counts, first turn, times and
-edited files; tests/test_forget_in_bulk.py). The full-text index's trigger still fires for every
-row: FTS5 needs each deleted row's text.
+Each deleted turn fired `turns_summary_ad` (seven statements: its conversation, its edited files,
+its project) and `best_turns_ad` (its rows in the common words' lists): at a million turns they
+were two thirds of the cost of deleting a 55k-turn project beside the full-text index's own
+trigger. Since revision 0015 both step aside while the connection's FLAG_FUNCTION says so, as the
+summary insert trigger does for a bulk write (summaries.py); `delete_turns` then removes the
+batch's list rows and recounts the summaries of the conversations it touched from the turns
+they have left, which is what the triggers would have left one row after another (the same
+counts, first turn, times and edited files; tests/test_forget_in_bulk.py). The full-text index's
+trigger still fires for every row: FTS5 needs each deleted row's text.
 """
 
 from __future__ import annotations
