@@ -166,8 +166,6 @@ def baseline_forget(db: Path, project: str, interval: float) -> None:
     time.sleep(1)
     conn = sqlean.connect(str(db), isolation_level=None, timeout=5)
     conn.create_function(INDEX_TEXT_FUNCTION, 1, index_text, deterministic=True)
-    # The file's delete triggers ask whether a forget's batch set them aside (never, here).
-    conn.create_function("recall_forgetting_in_bulk", 0, lambda: 0)
     conn.execute("PRAGMA journal_mode = WAL")
     started = time.monotonic()
     conn.execute("BEGIN IMMEDIATE")

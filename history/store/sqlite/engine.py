@@ -13,7 +13,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.pool import ConnectionPoolEntry, NullPool
 
 from history.query import fold, index_text
-from history.store.sqlite import bulk_forget, fts, rank_extension, summaries, writers
+from history.store.sqlite import fts, rank_extension, summaries, writers
 
 BUSY_TIMEOUT_MS = 5_000
 WAL_AUTOCHECKPOINT_PAGES = 10_000
@@ -82,11 +82,6 @@ def create_sqlite_engine(
         bulk = summaries.BulkFlag()
         dbapi_conn.create_function(summaries.IN_BULK_FUNCTION, 0, bulk)
         record.info[summaries.IN_BULK_FUNCTION] = bulk
-        # Whether the summary and lists delete triggers step aside: a large forget's batches
-        # turn it on and mend what they keep set by set (bulk_forget.py).
-        forgetting = summaries.BulkFlag()
-        dbapi_conn.create_function(bulk_forget.FLAG_FUNCTION, 0, forgetting)
-        record.info[bulk_forget.FLAG_FUNCTION] = forgetting
         # FTS5's bm25() with the word counts handed in, where the compiled library loads.
         record.info[rank_extension.FUNCTION] = rank_extension.load(dbapi_conn)
 

@@ -25,7 +25,7 @@ from sqlalchemy import Connection, Engine, text
 
 from history.store import owed
 from history.store.owed import ScrubState
-from history.store.sqlite import bulk_forget, fts, zeroing
+from history.store.sqlite import fts, zeroing
 from history.store.sqlite.spool import Spool
 from history.store.sqlite.writers import WaitingWriters
 
@@ -162,8 +162,10 @@ class SqliteScrub:
             if ids and self.secure_delete and not secure_delete_off:
                 conn.exec_driver_sql(fts.secure_delete_statement(on=False))
                 secure_delete_off = True
-            # The summary and lists triggers aside, their rows mended set by set.
-            bulk_forget.delete_turns(conn, ids)
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                marks = ", ".join("?" * len(chunk))
+                conn.exec_driver_sql(f"DELETE FROM turns WHERE id IN ({marks})", tuple(chunk))
             left -= len(ids)
             if left > 0:  # fewer than asked: this conversation is done
                 conn.execute(_WORK_DONE, {"id": work.id})

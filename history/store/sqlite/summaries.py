@@ -86,11 +86,6 @@ def _removed(row: str) -> list[str]:
     ]
 
 
-def removed_statements(row: str) -> list[str]:
-    """The delete trigger's body: count the turn `row` out (bulk_forget.py remakes the trigger)."""
-    return _removed(row)
-
-
 class BulkFlag:
     """One connection's answer to IN_BULK_FUNCTION: on while a bulk write inserts its rows."""
 
