@@ -107,8 +107,6 @@ def raw_parts(db: Path, project: str, variant: str, delete_only: bool) -> None:
     HistoryIndex.open(db).close()
     conn = sqlite_driver().connect(str(db), isolation_level=None, timeout=5)
     conn.create_function(INDEX_TEXT_FUNCTION, 1, index_text, deterministic=True)
-    # The file's delete triggers ask whether a forget's batch set them aside (never, here).
-    conn.create_function("recall_forgetting_in_bulk", 0, lambda: 0)
     if variant == "compiled-text-function":  # the compiled library's, as every connection has
         from history.store.sqlite import rank_extension
 
