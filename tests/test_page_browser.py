@@ -22,7 +22,9 @@ if TYPE_CHECKING:
 
 SHOP, BLOG, FILLER, GONE = "/work/shop", "/work/blog", "/work/filler", "/work/gone"
 CANARY = "zebracanaryqu" + "xvbtwelkjhprmnd"  # long: FTS5 may keep only a term's tail
-NOW = datetime.now(UTC)
+# Noon UTC of today, shown in UTC: the page counts calendar days, so "14 days ago" must not
+# depend on how close to midnight the suite runs.
+NOW = datetime.now(UTC).replace(hour=12, minute=0, second=0, microsecond=0)
 
 
 def seed(home: Path) -> None:
@@ -89,7 +91,9 @@ REQUESTS: list[str] = []
 
 @pytest.fixture
 def page(browser: Browser, server: Server) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1100, "height": 800}, locale="en-US")
+    context = browser.new_context(
+        viewport={"width": 1100, "height": 800}, locale="en-US", timezone_id="UTC"
+    )
     seen = Requests(context)
     tab = context.new_page()
     errors: list[str] = []
@@ -309,7 +313,9 @@ def test_the_page_speaks_the_language_picked_else_the_browser_s(
 ) -> None:
     from playwright.sync_api import expect
 
-    context = browser.new_context(locale="fr-FR", extra_http_headers={"Accept-Language": "fr"})
+    context = browser.new_context(
+        locale="fr-FR", timezone_id="UTC", extra_http_headers={"Accept-Language": "fr"}
+    )
     seen = Requests(context)
     french = context.new_page()
     french.goto(f"{server.base}/?q=login+rate+limit")
@@ -332,7 +338,10 @@ def test_a_phone_sized_window_in_dark_mode(browser: Browser, server: Server) -> 
     from playwright.sync_api import expect
 
     context = browser.new_context(
-        viewport={"width": 390, "height": 844}, color_scheme="dark", locale="en-US"
+        viewport={"width": 390, "height": 844},
+        color_scheme="dark",
+        locale="en-US",
+        timezone_id="UTC",
     )
     seen = Requests(context)
     phone = context.new_page()
@@ -351,7 +360,7 @@ def test_every_request_the_page_made_went_to_the_service(browser: Browser, serve
 
     answer = httpx.get(server.base)
     assert "connect-src 'self'" in answer.headers["content-security-policy"]
-    context = browser.new_context(locale="en-US")
+    context = browser.new_context(locale="en-US", timezone_id="UTC")
     seen = Requests(context)
     tab = context.new_page()
     tab.goto(f"{server.base}/?q=login")
