@@ -20,6 +20,7 @@ from history import HistoryIndex, Hit, project_key
 from history.ranking import exact_form_bonus, idf, score_bound, share_of_best
 from history.store.sqlite import exact_forms, fts, fts_search, rank_extension
 from history.store.sqlite.fts import project_tag
+from history.store.sqlite.fts_parts import WEIGHTS, Part
 
 NOW = datetime.now(UTC)
 
@@ -247,3 +248,101 @@ def test_a_turn_the_exact_form_lifts_from_below_the_candidates_is_found_or_flagg
     found = index.search("proactive", k=1)
     assert found.approximate
     index.close()
+
+
+def _newest_best(
+    index: HistoryIndex, match: str, window: int, limit: int
+) -> tuple[dict[int, float], int]:
+    """bm25 of the newest `window` + 1 turns `match` matches (every one when they are no
+    more), the best `limit` of them; and how many turns it matches."""
+    assert index.engine is not None
+    sql = (
+        f"SELECT rowid, -bm25(turns_fts, {WEIGHTS}) FROM turns_fts WHERE turns_fts MATCH ?"
+        " ORDER BY rowid DESC"
+    )
+    with index.engine.connect() as conn:
+        rows = conn.exec_driver_sql(sql, (match,)).all()
+    newest = {int(rowid): float(score) for rowid, score in rows[: window + 1]}
+    best = sorted(newest.items(), key=lambda item: (-item[1], -item[0]))[:limit]
+    return dict(best), len(rows)
+
+
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(
+    texts=st.lists(
+        st.tuples(st.lists(_words, min_size=1, max_size=10), st.sampled_from(["/a", "/b"])),
+        min_size=1,
+        max_size=40,
+    ),
+    held=st.lists(_words, min_size=1, max_size=2, unique=True),
+    any_of=st.lists(_words, max_size=2, unique=True),
+    scoped=st.booleans(),
+    window=st.integers(1, 30),
+    limit=st.integers(1, 8),
+)
+def test_a_windowed_part_ranks_its_newest_turns_and_says_whether_they_were_all(
+    tmp_path_factory: pytest.TempPathFactory,
+    texts: list[tuple[list[str], str]],
+    held: list[str],
+    any_of: list[str],
+    scoped: bool,
+    window: int,
+    limit: int,
+) -> None:
+    # One walk newest first scores the window's turns (fts_search._ranked): the best of them by
+    # bm25, and "whole" exactly when the part matched no more than the window.
+    index = HistoryIndex.open(tmp_path_factory.mktemp("h") / "history.db")
+    for n, (words, project) in enumerate(texts):
+        index.record(
+            turn_id=f"t{n}",
+            session_id="s",
+            project=project,
+            asked=" ".join(words[: len(words) // 3]),
+            answered=" ".join(words[len(words) // 3 :]),
+            asked_at=NOW - timedelta(minutes=n),
+        )
+    tag = project_tag(project_key("/a")) if scoped else None
+    part = Part(held, [w for w in any_of if w not in held], tag)
+    assert index.engine is not None
+    with index.engine.connect() as conn:
+        counted = "SELECT count(*) FROM turns_fts WHERE turns_fts MATCH ?"
+        counts = {
+            phrase: int(conn.exec_driver_sql(counted, (f'"{phrase}"',)).scalar_one())
+            for phrase in part.phrases
+        }
+        given = counts if conn.connection.info.get(rank_extension.FUNCTION) else None
+        found, _, whole = fts_search._ranked(conn, part, given, None, limit, window)
+    expected, matched = _newest_best(index, part.match, window, limit)
+    assert whole == (matched <= window)
+    assert sorted(found.values(), reverse=True) == pytest.approx(
+        sorted(expected.values(), reverse=True), rel=1e-9
+    )
+    newest = _newest_best(index, part.match, window, matched)[0]
+    for rowid, score in found.items():
+        assert score == pytest.approx(newest[rowid], rel=1e-9)
+    index.close()
+
+
+def _budget(frequency: dict[str, int], tag: str | None) -> fts_search._Budget:
+    return fts_search._Budget(frequency, tag, counts_read=False, rows=100_000)
+
+
+def test_a_part_whose_words_are_rarely_together_is_ranked_whole_not_windowed() -> None:
+    # 30% and 3% of the turns, in a project of a quarter of them: ~225 turns if independent,
+    # a ninth of the 20,000 the budget would window a project's part to. Finding that window's
+    # oldest turn would cost a walk of every match, newest first.
+    budget = _budget({"common": 30_000, "rare": 3_000, "ptag": 25_000}, "ptag")
+    assert budget.window(["common"], ["rare"]) == 0
+    every = _budget({"common": 90_000, "rare": 3_000}, None)
+    assert every.window(["common"], ["rare"]) == 0  # ~2,700 of 80,000
+
+
+def test_a_part_expected_to_fill_its_window_is_still_windowed() -> None:
+    budget = _budget({"common": 30_000, "ptag": 25_000}, "ptag")  # ~7,500 of 20,000
+    assert budget.window(["common"], []) == fts_search.WORK_BUDGET / fts_search.PROJECT_ROW_COST
+    every = _budget({"common": 90_000, "other": 95_000}, None)
+    assert every.window(["common"], ["other"]) == fts_search.WORK_BUDGET

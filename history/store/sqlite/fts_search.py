@@ -48,6 +48,13 @@ PROJECT_ROW_COST = 4.0
 POSTINGS_READ_PER_ROW_SCORED = 50
 # The fewest newest rows a part over the budget is ranked in.
 WINDOW_ROWS = 2_000
+# A part over the budget whose matches, were its words and the project independent of each
+# other, would fill at most this share of its window is ranked whole instead (its result is then
+# exact). Finding the window's oldest turn costs a walk of the newest turns newest first, ~1.4x
+# ranking the same rows; at 1M turns no windowed part of the standard mix filled its window
+# (one-project parts held 1-20x their estimate: project identifiers, words that go together).
+# Misjudged, a part ranks all its matches, at most the budget's own count of them.
+LIKELY_WHOLE = 1 / 8
 # Below this many turns counting is cheap, and always fresh.
 CACHE_FROM_ROWS = 20_000
 # Above it the counts are kept until the index has grown by this share, or shrunk: recall_bm25
@@ -58,9 +65,9 @@ _RANKED_WHERE = (
     f" ORDER BY score, {fts.FTS_TABLE}.rowid DESC LIMIT ?"
 )
 _SINCE = f" JOIN turns ON turns.id = {fts.FTS_TABLE}.rowid AND turns.asked_at >= ?"
-_OLDEST_KEPT = (
-    f"SELECT rowid FROM {fts.FTS_TABLE} WHERE {fts.FTS_TABLE} MATCH ?"
-    " ORDER BY rowid DESC LIMIT 1 OFFSET ?"
+_NEWEST_WHERE = (
+    f" WHERE {fts.FTS_TABLE} MATCH ? AND {fts.FTS_TABLE}.rowid > ?"
+    f" ORDER BY {fts.FTS_TABLE}.rowid DESC LIMIT ?"
 )
 _ASKED_AT = [c.key for c in TURN_COLUMNS].index("asked_at")
 
@@ -71,8 +78,11 @@ class _Budget:
     every word in a MATCH (bm25 counts each word's turns). A part over what is left is ranked in
     its newest rows only; the first part always runs."""
 
-    def __init__(self, frequency: dict[str, int], tag: str | None, counts_read: bool) -> None:
+    def __init__(
+        self, frequency: dict[str, int], tag: str | None, counts_read: bool, rows: int
+    ) -> None:
         self.frequency, self.tag, self.counts_read = frequency, tag, counts_read
+        self.rows = max(rows, 1)
         self.row_cost = 1.0 if tag is None else PROJECT_ROW_COST
         self.left: float = WORK_BUDGET
 
@@ -99,6 +109,14 @@ class _Budget:
         reads, most = self._cost(held, any_of)
         return reads + most * self.row_cost
 
+    def expected(self, held: Sequence[str], any_of: Sequence[str]) -> float:
+        """The rows the part would match were its words and the project independent."""
+        share = 1.0
+        for words in (held, any_of, [self.tag] if self.tag else []):
+            if words:
+                share *= min(1.0, sum(self.frequency[word] for word in words) / self.rows)
+        return share * self.rows
+
     def window(self, held: Sequence[str], any_of: Sequence[str]) -> int | None:
         """How many of the part's newest rows it may rank (0: all of them), or None: skip it."""
         reads, most = self._cost(held, any_of)
@@ -109,7 +127,8 @@ class _Budget:
             return 0
         if allowed < WINDOW_ROWS and not first:
             return None
-        return int(max(allowed, WINDOW_ROWS))
+        window = int(max(allowed, WINDOW_ROWS))
+        return 0 if self.expected(held, any_of) <= window * LIKELY_WHOLE else window
 
 
 class FtsSearch:
@@ -130,7 +149,7 @@ class FtsSearch:
             stored_since = _stored(since, conn.dialect) if since is not None else None
             frequency = self._frequencies(conn, [*terms, *([tag] if tag else [])], indexed)
             counts = frequency if conn.connection.info.get(rank_extension.FUNCTION) else None
-            budget = _Budget(frequency, tag, counts_read=counts is None)
+            budget = _Budget(frequency, tag, counts_read=counts is None, rows=indexed)
             # A cached count of 0 may be stale: such a term comes first, where FTS5 counts.
             ordered = sorted(terms, key=lambda term: frequency[term])
             term_idf = {term: idf(indexed, frequency[term]) for term in terms}
@@ -291,26 +310,35 @@ def _ranked(
     floor: int = 0,
 ) -> tuple[dict[int, float], dict[int, int], bool]:
     """The best `limit` turns (rowid: score) of `part`, among its newest `window` turns (0:
-    all) and after `floor`, ranked by bm25 over its words; with recall_bm25, which of the
-    part's phrases each holds (rowid: bit mask); and whether that was all of them (the window
-    held every match).
+    all; one more when more match) and after `floor`, ranked by bm25 over its words; with
+    recall_bm25, which of the part's phrases each holds (rowid: bit mask); and whether that was
+    all of them (the window held every match).
     Plain SQL: a search runs several of these, and building each through SQLAlchemy cost more
     than a small one takes to run."""
-    oldest = 0
-    if window:  # FTS5 walks rowids newest first without scoring: cheap
-        oldest = conn.exec_driver_sql(_OLDEST_KEPT, (part.match, window)).scalar() or 0
-        floor = max(floor, oldest)
     function, given = part.ranking(counts, limit)
     phrases = f"{rank_extension.PHRASES}({fts.FTS_TABLE})" if counts is not None else "NULL"
-    sql = f"SELECT {fts.FTS_TABLE}.rowid, {function} AS score, {phrases} FROM {fts.FTS_TABLE}"
-    limits = (part.match, floor, limit)
-    if since is None:
-        rows = conn.exec_driver_sql(sql + _RANKED_WHERE, (*given, *limits)).all()
+    columns = f"{fts.FTS_TABLE}.rowid AS id, {function} AS score, {phrases}"
+    joined = _SINCE if since is not None else ""
+    dated = (since,) if since is not None else ()
+    if window:
+        # The newest window + 1 matches, scored in the same walk (FTS5 goes newest first and
+        # stops there), then the best of them: whole when no more than `window` matched.
+        rows = conn.exec_driver_sql(
+            f"WITH newest AS MATERIALIZED (SELECT {columns} FROM {fts.FTS_TABLE}{joined}"
+            f"{_NEWEST_WHERE}) SELECT *, (SELECT count(*) FROM newest) FROM newest"
+            " ORDER BY score, id DESC LIMIT ?",
+            (*given, *dated, part.match, floor, window + 1, limit),
+        ).all()
+        whole = not rows or rows[0][3] <= window
     else:
-        rows = conn.exec_driver_sql(sql + _SINCE + _RANKED_WHERE, (*given, since, *limits)).all()
-    found = {rowid: -float(score) for rowid, score, _ in rows}
-    masks = {rowid: int(mask) for rowid, _, mask in rows if mask is not None}
-    return found, masks, oldest == 0
+        rows = conn.exec_driver_sql(
+            f"SELECT {columns} FROM {fts.FTS_TABLE}{joined}{_RANKED_WHERE}",
+            (*given, *dated, part.match, floor, limit),
+        ).all()
+        whole = True
+    found = {row[0]: -float(row[1]) for row in rows}
+    masks = {row[0]: int(row[2]) for row in rows if row[2] is not None}
+    return found, masks, whole
 
 
 def _stored(when: datetime, dialect: Dialect) -> str:
