@@ -13,6 +13,7 @@ from sqlalchemy import Connection, Engine
 from history.home import database_path
 from history.store.models import Base
 from history.store.postgres import engine as pg_engine
+from history.store.postgres import project_index as pg_project_index
 from history.store.postgres import project_words as pg_project_words
 from history.store.postgres import schema as pg_schema
 from history.store.sqlite import best_turns, word_counts
@@ -37,7 +38,12 @@ def include_name(name: str | None, type_: str, parent_names: object) -> bool:
     if type_ == "column":
         return name != pg_schema.VECTOR_COLUMN
     if type_ == "index":
-        return name not in (pg_schema.VECTOR_INDEX, pg_schema.ASKED_INDEX, best_turns.TURN_INDEX)
+        return name not in (
+            pg_schema.VECTOR_INDEX,
+            pg_schema.ASKED_INDEX,
+            pg_project_index.INDEX,
+            best_turns.TURN_INDEX,
+        )
     return True
 
 

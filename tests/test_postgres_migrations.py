@@ -17,7 +17,7 @@ from sqlalchemy import Engine, inspect, text
 from history import HistoryIndex
 from history.store import migrations
 from history.store.postgres import engine as pg_engine
-from history.store.postgres import question_index, schema
+from history.store.postgres import project_index, question_index, schema
 
 
 @pytest.fixture
@@ -229,4 +229,38 @@ def test_0014_indexes_the_repeats_of_a_database_with_rows_and_its_downgrade_undo
     assert question_index.FUNCTION not in index_definition(engine)
     with engine.connect() as conn:
         gone = conn.execute(text(f"SELECT to_regproc('{question_index.FUNCTION}')")).scalar()
+    assert gone is None
+
+
+def test_0015_indexes_a_database_with_rows_by_project_and_its_downgrade_drops_it(
+    engine: Engine,
+) -> None:
+    migrations.upgrade(engine, "0014_postgres_question_repeats")
+    assert project_index.INDEX not in indexes(engine)
+    with engine.begin() as conn:
+        conn.execute(
+            text(
+                "INSERT INTO turns (turn_id, session_id, project, asked_at, tainted, asked,"
+                " answered, files, edited, tools) VALUES ('old-1', 's', '/p', :at, false,"
+                " 'the login flow', 'a token', '[]', '[]', '[]')"
+            ),
+            {"at": datetime(2026, 1, 5, 12, 0)},
+        )
+    migrations.upgrade(engine)
+    assert project_index.INDEX in indexes(engine)
+    asked = project_index.prefix("/p", project_index.ASKED) + "login"
+    anywhere = project_index.prefix("/p", project_index.ANYWHERE) + "token"
+    with engine.connect() as conn:
+        found = conn.execute(
+            text(
+                f"SELECT turn_id FROM turns WHERE {project_index.PROJECT_WORDS}"
+                " @@ CAST(:query AS tsquery)"
+            ),
+            {"query": f"{asked} & {anywhere}"},
+        ).scalar()
+    assert found == "old-1"
+    migrations.downgrade(engine, "0014_postgres_question_repeats")
+    assert project_index.INDEX not in indexes(engine)
+    with engine.connect() as conn:
+        gone = conn.execute(text(f"SELECT to_regproc('{project_index.FUNCTION}')")).scalar()
     assert gone is None

@@ -13,6 +13,8 @@ ranked with every query word; once the k-th best score found beats what any turn
 can score, no turn left can enter the top k and the search stops. Before that, a part whose own
 word cannot pass the k-th best score asks only for its turns that also hold enough of the other
 query words (search_bounds.py): the GIN indexes pick those out, and no other row is read.
+In one project, every part but the repeats' asks the index of each turn's words within its
+project (project_index.py), whose lists hold that project's turns only.
 
 What a search costs is the rows it ranks: each is a heap page (the vector is stored MAIN,
 inline), read from the OS's cache when shared buffers (128 MB by default) do not hold it, and
@@ -25,7 +27,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -34,7 +36,7 @@ from sqlalchemy import Connection, Engine, select, text
 from history.folding import strip_marks
 from history.ranking import idf, share_of_best
 from history.store.models import TURN_COLUMNS, Turn
-from history.store.postgres import question_index, schema
+from history.store.postgres import project_index, question_index, schema
 from history.store.postgres.question_index import ONCE_CEILING
 from history.store.postgres.search_bounds import HEAD_CEILING, company, share_holding
 from history.store.postgres.search_scope import Budget, Scope
@@ -62,6 +64,7 @@ REPEAT_SHARE = 0.2
 REPEATS_SHARE_OF_BUDGET = 0.5
 V = schema.VECTOR_COLUMN
 QUESTION = question_index.QUESTION_WORDS
+IN_PROJECT = project_index.PROJECT_WORDS
 _ASKED_AT = [c.key for c in TURN_COLUMNS].index("asked_at")
 
 
@@ -73,30 +76,42 @@ def score_expression(count: int) -> str:
     )
 
 
-def any_of(indices: Sequence[int], asked: bool = False) -> str:
-    """SQL for a tsquery matching any of the words `:w<n>` for n in `indices`; with `asked`, in
-    the question only (weight A of the vector)."""
+def plain_word(n: int) -> str:
+    """SQL for the tsquery of the word `:w<n>` in the whole table's indexes."""
+    return schema.word_query(f":w{n}")
+
+
+def any_of(
+    indices: Sequence[int], asked: bool = False, word: Callable[[int], str] = plain_word
+) -> str:
+    """SQL for a tsquery matching any of the words `:w<n>` for n in `indices` (each word's
+    tsquery from `word`); with `asked`, in the question only (weight A of the vector)."""
     if asked:
         return " || ".join(
             f"to_tsquery('{schema.CONFIG}', quote_literal(:w{n}) || '\\:A')" for n in indices
         )
-    return " || ".join(schema.word_query(f":w{n}") for n in indices)
+    return " || ".join(word(n) for n in indices)
 
 
-def all_of_one(sets: Sequence[tuple[int, ...]]) -> str:
+def all_of_one(sets: Sequence[tuple[int, ...]], word: Callable[[int], str] = plain_word) -> str:
     """SQL for a tsquery matching the turns that hold every word of one of `sets` (each a
     tuple of indices n of the words `:w<n>`)."""
-    return " || ".join(
-        "(" + " && ".join(schema.word_query(f":w{n}") for n in words) + ")" for words in sets
-    )
+    return " || ".join("(" + " && ".join(word(n) for n in words) + ")" for words in sets)
 
 
-def two_of(count: int) -> str:
+def two_of(count: int, word: Callable[[int], str] = plain_word) -> str:
     """SQL for a tsquery matching any two of the words `:w0`.. (`count` of them)."""
     return " || ".join(
-        f"({schema.word_query(f':w{a}')} && {schema.word_query(f':w{b}')})"
-        for a, b in itertools.combinations(range(count), 2)
+        f"({word(a)} && {word(b)})" for a, b in itertools.combinations(range(count), 2)
     )
+
+
+def _anywhere_in_project(n: int) -> str:
+    return project_index.word_query(f":w{n}", ":anywhere")
+
+
+def _asked_in_project(n: int) -> str:
+    return project_index.word_query(f":w{n}", ":asked")
 
 
 class TsvectorSearch:
@@ -231,16 +246,24 @@ class _Part:
             self.params[f"i{n}"] = weight[term]
         self.scope, self.tag = "", ""
         if project is not None:
-            # One tsquery with the word: GIN skips through the tag's long list to the word's.
+            # The repeats' part asks the question's index, its lists short: one tsquery with
+            # the word, so GIN skips through the tag's long list to the word's. Every other
+            # part asks the project's own index (project_index.py).
             self.tag = " && CAST(:tag AS tsquery)"
             self.params["tag"] = schema.project_tag(project)  # 'p' and hex digits: one lexeme
+            self.params["anywhere"] = project_index.prefix(project, project_index.ANYWHERE)
+            self.params["asked"] = project_index.prefix(project, project_index.ASKED)
         if since is not None:
             self.scope += " AND asked_at >= :since"
             self.params["since"] = since.astimezone(UTC).replace(tzinfo=None)
 
     def every_match(self, conn: Connection) -> dict[int, float]:
         """The best rows of every turn holding a query word, in one statement."""
-        where = f"{V} @@ (({any_of(range(len(self.ordered)))}){self.tag}){self.scope}"
+        every = range(len(self.ordered))
+        if self.project is not None:
+            where = f"{IN_PROJECT} @@ ({any_of(every, word=_anywhere_in_project)}){self.scope}"
+        else:
+            where = f"{V} @@ ({any_of(every)}){self.scope}"
         return self._best(conn, where, dict(self.params))
 
     def repeated(self, conn: Connection, after: datetime | None) -> dict[int, float]:
@@ -266,6 +289,8 @@ class _Part:
         the turns holding two query words or more in their question. `alone`: those were all
         ranked, so a head part leaves them out. `needed`: the sets of other words of which a
         turn must hold one to be ranked (search_bounds.company)."""
+        if self.project is not None:
+            return self._ranked_in_project(conn, i, head, after, alone, needed)
         params = dict(self.params)
         count = len(self.ordered)
         word = schema.word_query(f":w{i}")
@@ -289,6 +314,35 @@ class _Part:
             unless = f" && !!({any_of(range(i))})" if i else ""
             where = f"{V} @@ ({word}{unless}{company}{self.tag})"
             where += f" AND NOT {V} @@ ({any_of(range(count), asked=True)}){self.scope}"
+        return self._best(conn, where + self._window(after, params), params)
+
+    def _ranked_in_project(
+        self,
+        conn: Connection,
+        i: int,
+        head: bool,
+        after: datetime | None,
+        alone: bool,
+        needed: Sequence[tuple[int, ...]] | None,
+    ) -> dict[int, float]:
+        """`ranked` in one project: every condition in one tsquery on the project's own index,
+        whose lists hold the project's turns only. The turns repeating a word, ranked before,
+        are not left out here (that index does not hold the repeats): a part may rank some of
+        them again, with the same score, and its top k stays a top k."""
+        params = dict(self.params)
+        count = len(self.ordered)
+        anywhere, asked = _anywhere_in_project, _asked_in_project
+        company = f" && ({all_of_one(needed, word=anywhere)})" if needed else ""
+        if i < 0:
+            condition = two_of(count, word=asked)
+        elif head:
+            others = [n for n in range(count) if n != i] if alone else list(range(i))
+            unless = f" && !!({any_of(others, word=asked)})" if others else ""
+            condition = f"{asked(i)}{unless}{company}"
+        else:
+            unless = f" && !!({any_of(range(i), word=anywhere)})" if i else ""
+            condition = f"{anywhere(i)}{unless} && !!({any_of(range(count), word=asked)}){company}"
+        where = f"{IN_PROJECT} @@ ({condition}){self.scope}"
         return self._best(conn, where + self._window(after, params), params)
 
     def _window(self, after: datetime | None, params: dict[str, Any]) -> str:

@@ -11,11 +11,16 @@ from __future__ import annotations
 
 from sqlalchemy import Engine, text
 
-from history.store.postgres import project_words, schema
+from history.store.postgres import project_index, project_words, schema
 
 # ANALYZE once this share of the rows (and at least this many) changed since the last one.
 STALE_SHARE, STALE_ROWS = 0.1, 1_000
-_CLEAN_PENDING = text(f"SELECT gin_clean_pending_list(CAST('{schema.VECTOR_INDEX}' AS regclass))")
+# The full-text index and the project's (project_index.py): a project-scoped search reads the
+# latter's pending list through as the every-project search reads the former's.
+_CLEAN_PENDING = text(
+    "SELECT sum(gin_clean_pending_list(CAST(name AS regclass)))"
+    f" FROM unnest(ARRAY['{schema.VECTOR_INDEX}', '{project_index.INDEX}']) AS name"
+)
 _CHANGED = text(
     "SELECT n_mod_since_analyze, n_live_tup FROM pg_stat_user_tables"
     " WHERE relid = 'turns'::regclass"
