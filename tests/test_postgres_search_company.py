@@ -81,3 +81,16 @@ def test_a_part_whose_own_word_cannot_pass_the_bar_asks_for_just_enough_company(
     assert search_bounds.company(weights, 3, True, True, bar=2.5) == []
     # Before the pairs were all ranked, a later word may be in the question too (1.0x).
     assert search_bounds.company(weights, 1, True, False, bar=1.9) == [(0,), (2,)]
+
+
+def test_a_turn_holding_two_words_in_its_question_must_hold_enough_of_them_past_the_bar() -> None:
+    # Any of its words may be in its question (up to 1 each, or 0.766 once their repeats were
+    # ranked): past 3.5 it needs the rare word and one more, never the weak word alone with it.
+    weights = [3.0, 1.0, 1.0, 0.5]
+    assert search_bounds.enough_words(weights, bar=3.5) == [(0, 1), (0, 2)]
+    assert search_bounds.enough_words(weights, bar=1.4) is None  # every pair may pass
+    assert search_bounds.enough_words(weights, bar=5.5) == []  # none can
+    assert search_bounds.enough_words(weights, bar=3.3) == [(0, 1), (0, 2), (0, 3)]
+    once = [0.766, 1.0, 1.0, 1.0]  # the rare word's repeats ranked: 2.298 at most
+    found = search_bounds.enough_words(weights, bar=3.3, question=once)
+    assert found == [(0, 1, 2), (0, 1, 3), (0, 2, 3)]

@@ -38,7 +38,12 @@ from history.ranking import idf, share_of_best
 from history.store.models import TURN_COLUMNS, Turn
 from history.store.postgres import project_index, question_index, schema
 from history.store.postgres.question_index import ONCE_CEILING
-from history.store.postgres.search_bounds import HEAD_CEILING, company, share_holding
+from history.store.postgres.search_bounds import (
+    HEAD_CEILING,
+    company,
+    enough_words,
+    share_holding,
+)
 from history.store.postgres.search_scope import Budget, Scope
 from history.store.postgres.statistics import WordCounts
 from history.store.rows import Ranked
@@ -181,12 +186,14 @@ def _in_parts(
     spent (`counts`: the turns holding each word, rarest first)."""
     best: dict[int, float] = {}
     share = budget.scope.share
-    # First the turns holding two query words or more in their question: they are few, and they
-    # set the bar that every turn holding one must pass.
+    # Every project: first the turns holding two query words or more in their question (few),
+    # which set the bar every turn holding one must pass. One project: after the repeats (its
+    # own identifiers' words come together in thousands of its questions).
     heads = [count * HEAD_SHARE for count in counts]
     pairs = sum(a * b for a, b in itertools.combinations(heads, 2)) / max(rows, 1)
     alone = False
-    if len(counts) > 1:
+    pairs_first = part.project is None
+    if pairs_first and len(counts) > 1:
         after = budget.window(pairs * share, WINDOW_ROWS)
         best.update(part.ranked(conn, -1, True, after))
         alone = after is None
@@ -204,6 +211,18 @@ def _in_parts(
         if after is None:
             part.repeats_ranked = True
             question = [ONCE_CEILING if one else HEAD_CEILING for one in part.repeating]
+    if not pairs_first and len(counts) > 1:
+        # Past the bar the repeats set, only the turns holding enough of the words can enter.
+        bar = heapq.nlargest(k, best.values())[-1] if len(best) >= k else 0.0
+        enough = enough_words(part.weights, bar, question)
+        alone = True  # none of those turns left out can pass the bar, now or later
+        if enough != []:
+            expected = pairs * share
+            if enough is not None:
+                expected *= share_holding(enough, counts, rows)
+            after = budget.window(expected, WINDOW_ROWS)
+            best.update(part.ranked(conn, -1, True, after, needed=enough))
+            alone = after is None
     for i, head in [(i, head) for head in (True, False) for i in range(len(counts))]:
         bar = heapq.nlargest(k, best.values())[-1] if len(best) >= k else 0.0
         needed = company(part.weights, i, head, alone, bar, question)
@@ -288,7 +307,8 @@ class _Part:
         """The part's best rows; with `after`, among the turns asked after it only. Part -1:
         the turns holding two query words or more in their question. `alone`: those were all
         ranked, so a head part leaves them out. `needed`: the sets of other words of which a
-        turn must hold one to be ranked (search_bounds.company)."""
+        turn must hold one to be ranked (search_bounds.company; for part -1, in one project,
+        the sets of query words of search_bounds.enough_words)."""
         if self.project is not None:
             return self._ranked_in_project(conn, i, head, after, alone, needed)
         params = dict(self.params)
@@ -334,7 +354,7 @@ class _Part:
         anywhere, asked = _anywhere_in_project, _asked_in_project
         company = f" && ({all_of_one(needed, word=anywhere)})" if needed else ""
         if i < 0:
-            condition = two_of(count, word=asked)
+            condition = f"({two_of(count, word=asked)}){company}"
         elif head:
             others = [n for n in range(count) if n != i] if alone else list(range(i))
             unless = f" && !!({any_of(others, word=asked)})" if others else ""

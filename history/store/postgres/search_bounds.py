@@ -97,3 +97,26 @@ def share_holding(needed: Sequence[tuple[int, ...]], counts: Sequence[int], rows
             together *= min(1.0, counts[j] / max(rows, 1))
         share += together
     return min(1.0, share)
+
+
+def enough_words(
+    weights: Sequence[float], bar: float, question: Sequence[float] | None = None
+) -> list[tuple[int, ...]] | None:
+    """The smallest sets of query words a turn holding two of them or more in its question must
+    hold (anywhere) to score more than `bar`: None when any such turn may, [] when none can.
+    Any of its words may be in its question: each adds at most its question's ceiling
+    (`question`, as for `company`), and a word it does not hold adds nothing."""
+    question = question or [HEAD_CEILING] * len(weights)
+    most = [ceiling * weight for ceiling, weight in zip(question, weights, strict=True)]
+    if all(a + b > bar for a, b in itertools.combinations(most, 2)):
+        return None
+    if len(most) > MOST_COMPANY_WORDS:
+        return None if sum(most) > bar else []
+    needed: list[tuple[int, ...]] = []
+    for size in range(1, len(most) + 1):
+        for subset in itertools.combinations(range(len(most)), size):
+            if any(set(smaller) <= set(subset) for smaller in needed):
+                continue
+            if sum(most[j] for j in subset) > bar:
+                needed.append(subset)
+    return needed
