@@ -333,8 +333,8 @@ def _budget(frequency: dict[str, int], tag: str | None) -> fts_search._Budget:
 
 def test_a_part_whose_words_are_rarely_together_is_ranked_whole_not_windowed() -> None:
     # 30% and 3% of the turns, in a project of a quarter of them: ~225 turns if independent,
-    # a ninth of the 20,000 the budget would window a project's part to. Finding that window's
-    # oldest turn would cost a walk of every match, newest first.
+    # a ninetieth of the 20,000 the budget would window a project's part to. A window would
+    # cost a walk of every match, newest first.
     budget = _budget({"common": 30_000, "rare": 3_000, "ptag": 25_000}, "ptag")
     assert budget.window(["common"], ["rare"]) == 0
     every = _budget({"common": 90_000, "rare": 3_000}, None)
@@ -344,5 +344,5 @@ def test_a_part_whose_words_are_rarely_together_is_ranked_whole_not_windowed() -
 def test_a_part_expected_to_fill_its_window_is_still_windowed() -> None:
     budget = _budget({"common": 30_000, "ptag": 25_000}, "ptag")  # ~7,500 of 20,000
     assert budget.window(["common"], []) == fts_search.WORK_BUDGET / fts_search.PROJECT_ROW_COST
-    every = _budget({"common": 90_000, "other": 95_000}, None)
+    every = _budget({"common": 90_000, "other": 95_000}, None)  # ~85,500 of 80,000
     assert every.window(["common"], ["other"]) == fts_search.WORK_BUDGET

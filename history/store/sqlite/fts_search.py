@@ -50,11 +50,12 @@ POSTINGS_READ_PER_ROW_SCORED = 50
 WINDOW_ROWS = 2_000
 # A part over the budget whose matches, were its words and the project independent of each
 # other, would fill at most this share of its window is ranked whole instead (its result is then
-# exact). Finding the window's oldest turn costs a walk of the newest turns newest first, ~1.4x
-# ranking the same rows; at 1M turns no windowed part of the standard mix filled its window
-# (one-project parts held 1-20x their estimate: project identifiers, words that go together).
-# Misjudged, a part ranks all its matches, at most the budget's own count of them.
-LIKELY_WHOLE = 1 / 8
+# exact). A window costs a walk newest first, ~1.4x ranking the same rows oldest first; at 1M
+# turns no windowed part of the standard mix filled its window (one-project parts held 1-20x
+# their estimate: project identifiers, words that go together). Misjudged, a part ranks all its
+# matches, at most the budget's own count of them. At 1M (bench/RESULTS.md) a quarter gave a
+# lower CPU p95 than an eighth on both mixes and scopes, a half little more.
+LIKELY_WHOLE = 1 / 4
 # Below this many turns counting is cheap, and always fresh.
 CACHE_FROM_ROWS = 20_000
 # Above it the counts are kept until the index has grown by this share, or shrunk: recall_bm25
