@@ -10,9 +10,13 @@ from __future__ import annotations
 import itertools
 import os
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
+from sqlalchemy import event
 from sqlalchemy.engine import make_url
+
+from history import HistoryIndex
 
 ADMIN_URL = os.environ.get(
     "RECALL_TEST_POSTGRES_URL", "postgresql+psycopg://root@127.0.0.1:5432/test"
@@ -123,3 +127,20 @@ def drop_databases() -> None:
         for name in (_reused, _template):
             if name is not None:
                 drop(name)
+
+
+def ranking_statements(index: HistoryIndex, query: str, project: str) -> tuple[list[str], Any]:
+    """The ranking statements a one-project search sent, and what it found."""
+    assert index.engine is not None
+    statements: list[str] = []
+
+    def ranking(conn: Any, cursor: Any, statement: str, *rest: Any) -> None:
+        if "ts_rank" in statement:
+            statements.append(statement)
+
+    event.listen(index.engine, "before_cursor_execute", ranking)
+    try:
+        found = index.search(query, project=project, k=5)
+    finally:
+        event.remove(index.engine, "before_cursor_execute", ranking)
+    return statements, found

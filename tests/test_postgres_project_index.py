@@ -12,12 +12,13 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sqlalchemy import event, text
+from sqlalchemy import text
 
 from history import HistoryIndex
 from history.folding import strip_marks
 from history.importers.base import ImportedTurn
 from history.store.postgres import project_index, schema, search
+from tests.postgres import ranking_statements
 from tests.test_postgres_search import exhaustive
 
 WORDS = ["login", "flow", "cache", "token", "retry", "12e5abc", "café", "snake_case_name"]
@@ -78,22 +79,6 @@ def test_the_index_holds_each_word_and_each_question_word_within_its_project(
     in_question = project_index.prefix(project, project_index.ASKED)
     assert asked and asked < vector
     assert lexemes == {anywhere + w for w in vector} | {in_question + w for w in asked}
-
-
-def ranking_statements(index: HistoryIndex, words: str, project: str) -> tuple[list[str], Any]:
-    assert index.engine is not None
-    statements: list[str] = []
-
-    def ranking(conn: Any, cursor: Any, statement: str, *rest: Any) -> None:
-        if "ts_rank" in statement:
-            statements.append(statement)
-
-    event.listen(index.engine, "before_cursor_execute", ranking)
-    try:
-        found = index.search(words, project=project, k=5)
-    finally:
-        event.remove(index.engine, "before_cursor_execute", ranking)
-    return statements, found
 
 
 def project_of(index: HistoryIndex, turn_ids: list[str]) -> set[str]:

@@ -11,11 +11,12 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sqlalchemy import event, text
+from sqlalchemy import text
 
 from history import HistoryIndex
 from history.importers.base import ImportedTurn
 from history.store.postgres import question_index, schema, search
+from tests.postgres import ranking_statements
 
 OWN = "/p1"
 
@@ -52,22 +53,6 @@ def index(postgres_url_for_module: str) -> Any:
     assert opened.record_many(turns).new == 400
     yield opened
     opened.close()
-
-
-def ranking_statements(index: HistoryIndex, query: str, project: str) -> tuple[list[str], Any]:
-    assert index.engine is not None
-    statements: list[str] = []
-
-    def ranking(conn: Any, cursor: Any, statement: str, *rest: Any) -> None:
-        if "ts_rank" in statement:
-            statements.append(statement)
-
-    event.listen(index.engine, "before_cursor_execute", ranking)
-    try:
-        found = index.search(query, project=project, k=5)
-    finally:
-        event.remove(index.engine, "before_cursor_execute", ranking)
-    return statements, found
 
 
 def test_the_index_holds_the_words_a_question_repeats(index: HistoryIndex) -> None:
