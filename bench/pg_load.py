@@ -4,12 +4,13 @@
         [--seed N] [--end ISO] [--mix standard|common]
 
 Each turn goes through the same preparation as `record_many` (redaction, id masking, caps), then
-rows go in with COPY while the full-text index and the summary triggers are off: the generated
-`search_vector` is still computed by PostgreSQL for each row, the GIN indexes are built once at
-the end (far cheaper than SIZE insertions into it), the summary rows come from the migration's
-own backfill and the sample of each project's common words from upkeep's. The database ends as
-`record_many` would leave it; this is a way to set up a large bench database, not a measure of
-import speed (`bench.importer` measures that).
+rows go in with COPY while the full-text indexes and the summary triggers are off: the generated
+`search_vector` is still computed by PostgreSQL for each row, the three GIN indexes (the vector's,
+the question's, each project's words) are built once at the end (far cheaper than SIZE
+insertions into them), the summary rows come from the migration's own backfill and the sample of
+each project's common words from upkeep's. The database ends as `record_many` would leave it;
+this is a way to set up a large bench database, not a measure of import speed
+(`bench.importer` measures that).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from bench.world import projects, word_weights
 from history import HistoryIndex
 from history.prepare import prepare_fields
 from history.store.models import TURN_COLUMNS
-from history.store.postgres import project_words, question_index, schema, summaries
+from history.store.postgres import project_index, project_words, question_index, schema, summaries
 from history.store.rows import row_values
 
 BATCH = 5_000
@@ -73,6 +74,7 @@ def load(url: str, size: int, seed: int, end: datetime, mix: str) -> None:
             raise SystemExit("the database already holds turns: load into an empty one")
         conn.execute(text(f"DROP INDEX {schema.VECTOR_INDEX}"))
         conn.execute(text(f"DROP INDEX {schema.ASKED_INDEX}"))
+        conn.execute(text(f"DROP INDEX {project_index.INDEX}"))
         conn.execute(text("ALTER TABLE turns DISABLE TRIGGER USER"))
     _copy_rows(index, size, seed, end, mix)
     copied = time.perf_counter()
@@ -94,6 +96,7 @@ def _finish(index: HistoryIndex) -> None:
             conn.execute(text(statement))
         conn.execute(text(schema.create_statements()[-1]))  # the vector's GIN index
         conn.execute(text(question_index.create_statements()[-1]))
+        conn.execute(text(project_index.create_statements()[-1]))
         conn.execute(text(schema.pending_list_statement(schema.PENDING_LIST_KB)))
         conn.execute(text("ALTER TABLE turns ENABLE TRIGGER USER"))
     with index.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
