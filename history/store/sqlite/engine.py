@@ -17,6 +17,12 @@ from history.store.sqlite import fts, rank_extension, summaries, writers
 
 BUSY_TIMEOUT_MS = 5_000
 WAL_AUTOCHECKPOINT_PAGES = 10_000
+# A write transaction's page cache (SQLite's default, which reads keep, is 2 MiB): a batch of
+# turns writes all over the turns' indexes, and with 2 MiB the pages it dirtied spilled to the WAL
+# and were read back in within the batch. At 200k turns the import's CPU rate rose by 18%
+# (bench/RESULTS.md). Given back when the connection returns to the pool.
+WRITER_CACHE_KIB = 65_536
+READER_CACHE_KIB = 2_000
 
 
 def database_url(target: str | os.PathLike[str]) -> str:
@@ -98,6 +104,9 @@ def create_sqlite_engine(
         lock_wait_ms = options.get("lock_wait_ms")
         if not options.get("autocheckpoint", True):
             no_autocheckpoint(conn)
+        if mode == "IMMEDIATE":
+            conn.exec_driver_sql(f"PRAGMA cache_size = -{WRITER_CACHE_KIB}")
+            conn.connection.info[_WRITER_CACHE] = True
         try:
             if lock_wait_ms is None:
                 conn.exec_driver_sql(f"BEGIN {mode}")
@@ -122,12 +131,15 @@ def create_sqlite_engine(
         writers.done(record.info.pop(_ANNOUNCED, None))
         if record.info.pop(_NO_AUTOCHECKPOINT, False) and dbapi_conn is not None:
             dbapi_conn.execute(f"PRAGMA wal_autocheckpoint = {WAL_AUTOCHECKPOINT_PAGES}")
+        if record.info.pop(_WRITER_CACHE, False) and dbapi_conn is not None:
+            dbapi_conn.execute(f"PRAGMA cache_size = -{READER_CACHE_KIB}")
 
     return engine
 
 
 _ANNOUNCED = "recall_announced_writer"
 _NO_AUTOCHECKPOINT = "recall_no_autocheckpoint"
+_WRITER_CACHE = "recall_writer_cache"
 
 
 def no_autocheckpoint(conn: Connection) -> None:
