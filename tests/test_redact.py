@@ -177,6 +177,15 @@ def test_surrounding_parts_are_kept(text: str, expected: str) -> None:
     assert redact(text) == expected
 
 
+def test_httpie_password_without_another_secret_word_is_masked() -> None:
+    # A short text was scanned for secrets known by their surroundings only when it held one of
+    # a list of words, and `-a` (httpie's user:password flag) was not among them.
+    assert (
+        redact("http -a bob:hunter2 example.org")
+        == "http -a bob:[redacted:cli-password] example.org"
+    )
+
+
 def test_a_whole_pem_block_is_one_mask_and_the_text_after_it_survives() -> None:
     assert redact("before\n" + PEM + "\nafter") == "before\n[redacted:private-key]\nafter"
 

@@ -19,7 +19,7 @@ import functools
 import re
 from typing import Final
 
-from ahocorasick_rs import AhoCorasick
+from ahocorasick_rs import AhoCorasick, Implementation
 
 from history.redaction import assignments, context, tokens
 from history.redaction.rule import Rule
@@ -38,25 +38,25 @@ KINDS: Final[tuple[str, ...]] = tuple(
     dict.fromkeys((*(rule.kind for rule in RULES), *assignments.KINDS))
 )
 
-# A short text is scanned only with the rules it could hold a secret for: a token-shaped secret
-# is 16 or more characters without a space; every other rule needs one of these words. Most
-# file paths, tool names and ids hold neither. (A long text is scanned with every rule: it has a
-# reason to almost always.)
+# A short text is scanned only with the patterns whose literal it holds (every pattern has one,
+# or words it requires), found for both groups of rules in one Aho-Corasick pass. A token-shaped
+# secret is also 16 or more characters without a space, checked only when such a pattern is due.
+# (A long text is scanned with every pattern: it has a reason to almost always.)
 _SHORT: Final = 4_000
 _NAME: Final = 256
-_WORDS: Final = (
-    "pass", "pwd", "secret", "token", "key", "auth", "bearer", "basic", "begin", "identified",
-    "mysql", "mariadb", "redis", "sig=", "machine", "login", "heroku", "://", "-u", "--user",
-)  # fmt: skip
 # Token-shaped rules run first (a JWT inside `Bearer …` is masked as a JWT, a token inside a
-# URL before the URL's password is looked for), then the rules that need one of the words.
+# URL before the URL's password is looked for), then the rules that need a word around them.
 _TOKEN_SHAPED: Final = (*context.KEY_BLOCKS[1:], *tokens.RULES, *context.TOKEN_SHAPED)
 _NEED_A_WORD: Final = tuple(rule for rule in RULES if rule not in _TOKEN_SHAPED)
 
 
 _TOKEN_SCANS: Final = Scans(_TOKEN_SHAPED)
 _WORD_SCANS: Final = Scans(_NEED_A_WORD)
-_WORD_FINDER: Final = AhoCorasick(list(_WORDS))
+# A DFA: four times faster than the default automaton over text (3 against 13 µs a turn of
+# ~800 characters), for a table of a few hundred kilobytes.
+_FINDER: Final = AhoCorasick(
+    sorted(_TOKEN_SCANS.literals | _WORD_SCANS.literals), implementation=Implementation.DFA
+)
 _TOKEN_SHAPE: Final = re.compile(r"\S{16}")
 
 
@@ -67,11 +67,14 @@ def _redact_name(text: str) -> str:
 
 
 def _redact_short(text: str) -> str:
-    if _TOKEN_SHAPE.search(text):
-        text = _TOKEN_SCANS.apply(text)
-    if _WORD_FINDER.find_matches_as_indexes(text.lower()):
-        text = _WORD_SCANS.apply(text)
-    return text
+    held: set[str] | None = set(_FINDER.find_matches_as_strings(text, overlapping=True))
+    if not held:
+        return text
+    if _TOKEN_SCANS.any_due(held) and _TOKEN_SHAPE.search(text):
+        masked = _TOKEN_SCANS.apply(text, held)
+        if masked is not text:
+            text, held = masked, None
+    return _WORD_SCANS.apply(text, held)
 
 
 def redact(text: str) -> str:

@@ -190,11 +190,16 @@ RULES: Final[tuple[Rule, ...]] = (
         r"|client-secret|auth-token|access-token|private-key)(?![A-Za-z0-9_-])"
         r"(?:=|[ \t]+(?=[^\s]{0,60}[^A-Za-z\s]|[^\s]{12}))(?P<secret>" + _ARGUMENT + ")",
     ),
-    keyed(
+    Rule(
         # curl -u user:password, httpie -a user:password; not docker's -u 1000:1000.
         "cli-password",
-        r"(?:-u(?<=[ \t]-u)|-a(?<=[ \t]-a)|--user)[ \t]+[\"']?(?![0-9]+:)[^\s:\"'@]{1,100}+:"
-        r"(?P<secret>(?!\$)[^\s\"']++)",
+        tuple(
+            re.compile(
+                flag + r"[ \t]+[\"']?(?![0-9]+:)[^\s:\"'@]{1,100}+:(?P<secret>(?!\$)[^\s\"']++)"
+            )
+            for flag in (r"-u(?<=[ \t]-u)", r"-a(?<=[ \t]-a)", "--user")
+        ),
+        secret_group,
     ),
     Rule(
         "sql-password",

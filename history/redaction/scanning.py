@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple
 
-from ahocorasick_rs import AhoCorasick
+from ahocorasick_rs import AhoCorasick, Implementation
 
 from history.redaction.rule import Rule, anchor
 
@@ -34,25 +34,30 @@ class Scans:
             for rule in rules
             for pattern in rule.patterns
         )
-        self._always = [i for i, s in enumerate(self.scans) if not (s.literal or s.requires)]
         # A pattern is filed under its literal, or (without one) under each word it requires.
         self._by_literal: dict[str, list[int]] = {}
         for i, scan in enumerate(self.scans):
-            for key in [scan.literal] if scan.literal else scan.requires:
+            keys = [scan.literal] if scan.literal else scan.requires
+            if not keys:
+                # It would have to be tried on every text: give it a literal to start at.
+                raise ValueError(f"nothing to look for before trying {scan.pattern.pattern!r}")
+            for key in keys:
                 self._by_literal.setdefault(key, []).append(i)
         self.literals = frozenset(
             {*self._by_literal, *(word for scan in self.scans for word in scan.requires)}
         )
-        self._finder = AhoCorasick(sorted(self.literals))
+        self._finder = AhoCorasick(sorted(self.literals), implementation=Implementation.DFA)
 
     def held(self, text: str) -> set[str]:
         """Every one of `literals` that occurs in `text`."""
         return set(self._finder.find_matches_as_strings(text, overlapping=True))
 
-    def apply(self, text: str) -> str:
-        """`text` after each pattern due, in order. A mask may bring a literal the text did not
-        hold: after one, the patterns still to come are worked out again."""
-        held = self.held(text)
+    def apply(self, text: str, held: set[str] | None = None) -> str:
+        """`text` after each pattern due, in order. `held`: the literals `text` holds, when
+        already found (a superset of this one's `literals` will do). A mask may bring a literal
+        the text did not hold: after one, the patterns still to come are worked out again."""
+        if held is None:
+            held = self.held(text)
         due, position = self._due(held, -1), 0
         while position < len(due):
             index = due[position]
@@ -66,6 +71,10 @@ class Scans:
                 due, position = self._due(held, index), 0
         return text
 
+    def any_due(self, held: set[str]) -> bool:
+        """Whether a text holding `held` (and nothing else of `literals`) has a pattern to try."""
+        return not held.isdisjoint(self._by_literal)
+
     def apply_all(self, text: str) -> str:
         """`text` after every pattern: for long texts, which almost always hold every literal."""
         for _, _, scan, pattern in self.scans:
@@ -73,7 +82,7 @@ class Scans:
         return text
 
     def _due(self, held: set[str], after: int) -> list[int]:
-        found = set(self._always)
+        found: set[int] = set()
         for literal in held:
             found.update(self._by_literal.get(literal, ()))
         return sorted(i for i in found if i > after)

@@ -127,9 +127,10 @@ RULES: Final[tuple[Rule, ...]] = (
     token("grafana-token", ["glsa_"], r"[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}"),
     token("grafana-token", ["glc_"], r"[A-Za-z0-9+/]{32,}+={0,2}"),
     token("linear-api-key", ["lin_api_"], r"[A-Za-z0-9]{40}"),
-    keyed(
+    # `123456789:AA…`: the pattern starts at `AA` (a literal to skip to) and looks back for the id.
+    Rule(
         "telegram-bot-token",
-        r":(?<=[0-9]{8}:)(?<![0-9]{11}:)(?P<secret>AA[A-Za-z0-9_-]{33})",
+        (re.compile(r"AA(?<=[0-9]{8}:AA)(?<![0-9]{11}:AA)[A-Za-z0-9_-]{33}"),),
     ),
     token("age-secret-key", ["AGE-SECRET-KEY-1"], r"[0-9A-Z]{58}"),
     token("postman-api-key", ["PMAK-"], r"[a-f0-9]{24}-[a-f0-9]{34}"),
