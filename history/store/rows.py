@@ -20,6 +20,15 @@ def chunks(items: Sequence[str], size: int = 500) -> Iterator[list[str]]:
         yield list(items[start : start + size])
 
 
+# One encoder for every row: `json.dumps` with an option builds a new one per call.
+_ENCODE_NAMES = json.JSONEncoder(ensure_ascii=False).encode
+
+
+def names_json(names: tuple[str, ...]) -> str:
+    """A turn's file or tool names as stored: a JSON array of strings."""
+    return _ENCODE_NAMES(names) if names else "[]"
+
+
 def row_values(turn: NewTurn) -> dict[str, Any]:
     return {
         "turn_id": turn.turn_id,
@@ -29,9 +38,9 @@ def row_values(turn: NewTurn) -> dict[str, Any]:
         "tainted": turn.tainted,
         "asked": turn.asked,
         "answered": turn.answered,
-        "files": json.dumps(list(turn.files), ensure_ascii=False),
-        "edited": json.dumps(list(turn.edited), ensure_ascii=False),
-        "tools": json.dumps(list(turn.tools), ensure_ascii=False),
+        "files": names_json(turn.files),
+        "edited": names_json(turn.edited),
+        "tools": names_json(turn.tools),
     }
 
 
