@@ -27,6 +27,7 @@ pytestmark = pytest.mark.skipif(
 
 NOW = datetime.now(UTC)
 WORDS = ["parser", "cache", "zeppelin", "lexer", "token", "buffer", "socket", "thread"]
+SHIPPED_UP_TO_SHARE = best_turns.LIST_UP_TO_SHARE  # read before `small_lists` widens it
 
 
 @pytest.fixture(autouse=True)
@@ -262,3 +263,29 @@ def test_a_project_search_is_exact_from_the_list_where_the_budget_would_cut_it(
     hits = index.search("parser", project="/p1", k=3)
     assert not hits.approximate  # its list's share in /p1 beats what the list left out
     assert_top_k(hits, exhaustive(index, ["parser"], "/p1"), 3)
+
+
+def test_a_word_in_four_fifths_of_the_turns_has_a_list_and_is_not_cut_short(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # At 1M the slowest searches were one word in a third to four fifths of the turns: no word
+    # over a quarter had a list, so its part was ranked in windows of its newest turns.
+    monkeypatch.setattr(best_turns, "LIST_UP_TO_SHARE", SHIPPED_UP_TO_SHARE)
+    index = HistoryIndex.open(tmp_path / "history.db")
+    for n in range(100):
+        index.record(
+            turn_id=f"t{n:03d}",
+            session_id=f"s{n // 10}",
+            project="/p",
+            asked="simplified parser" if n % 5 else "parser",
+            answered=f"filler{n} " * (n + 1),  # each turn its own length: no ties
+            asked_at=NOW - timedelta(minutes=100 - n),
+        )
+    assert index.tidy()
+    assert listed(index, "simplified").turns
+    monkeypatch.setattr(fts_search, "WORK_BUDGET", 8)
+    monkeypatch.setattr(fts_search, "WINDOW_ROWS", 4)
+    hits = index.search("simplified", k=3)
+    assert not hits.approximate
+    assert_top_k(hits, exhaustive(index, ["simplified"], None), 3)
+    index.close()

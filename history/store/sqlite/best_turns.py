@@ -42,12 +42,14 @@ FUNCTION = "recall_best_turns"
 # Turns kept per word: a part's first ranking keeps ~200 (fts_search.py).
 DEPTH = 256
 # A word in fewer turns than LIST_FROM_ROWS (or LIST_FROM_SHARE of them) costs a search little
-# as it is. Above LIST_UP_TO_SHARE its idf is low (1.1 at a quarter of the turns, the floor 1e-6
-# from half): its own part rarely reaches a query's best, and its list costs the most to build.
-# At 1M (bench/RESULTS.md) this lists ~1,060 words of the standard mix in 11 s of CPU and ~1,490
-# of the common mix in 32 s.
+# as it is. A word in more than a quarter of the turns has a low idf (1.1 there, the floor 1e-6
+# from half), so its own part rarely reaches a query's best; but without a list that part is
+# ranked in windows of its newest turns, the slowest searches of the common mix (`loggers`,
+# `simplified`): its list's bound ends the search instead. Above LIST_UP_TO_SHARE a word is all
+# but everywhere. At 1M (bench/RESULTS.md) the common mix has ~1,590 lists, 100 of them of words
+# over a quarter of the turns (7 s more upkeep, every-project p95 -19%).
 LIST_FROM_SHARE = 0.01
-LIST_UP_TO_SHARE = 0.25
+LIST_UP_TO_SHARE = 0.9
 LIST_FROM_ROWS = 10_000
 REBUILD_AFTER_GROWTH = 0.05
 # Turns read to find the common words (by their share of the sample).
