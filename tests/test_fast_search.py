@@ -327,6 +327,28 @@ def test_a_windowed_part_ranks_its_newest_turns_and_says_whether_they_were_all(
     index.close()
 
 
+def test_a_window_after_a_larger_one_is_whole_when_it_holds_every_match(
+    index: HistoryIndex,
+) -> None:
+    # recall_bm25 counts the rows each walk scored, per connection: a walk that scores none
+    # (no match) or few must not read the count the walk before it left.
+    assert index.engine is not None
+    with index.engine.connect() as conn:
+        counts = None
+        if conn.connection.info.get(rank_extension.FUNCTION):
+            counts = {"step": 80, "zeppelin": 10, "absent": 0}
+        *_, whole = fts_search._ranked(conn, Part(["step"], [], None), counts, None, 5, 20)
+        assert not whole  # 80 turns, a window of 20
+        *_, whole = fts_search._ranked(conn, Part(["absent"], [], None), counts, None, 5, 20)
+        assert whole
+        *_, whole = fts_search._ranked(conn, Part(["zeppelin"], [], None), counts, None, 5, 20)
+        assert whole
+        *_, whole = fts_search._ranked(conn, Part(["step"], [], None), counts, None, 5, 79)
+        assert not whole
+        *_, whole = fts_search._ranked(conn, Part(["step"], [], None), counts, None, 5, 80)
+        assert whole
+
+
 def _budget(frequency: dict[str, int], tag: str | None) -> fts_search._Budget:
     return fts_search._Budget(frequency, tag, counts_read=False, rows=100_000)
 

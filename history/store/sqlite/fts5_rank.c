@@ -30,6 +30,15 @@ SQLITE_EXTENSION_INIT1
 /* Columns whose last hit bounds the row's length from below (turns_fts has 4). */
 #define RECALL_MAX_COLUMNS 16
 
+/* Per connection: how many rows the connection's last statement with recall_bm25 scored, which
+** recall_scored() returns. A search walks a part's newest matches in a subquery (LIMIT window +
+** 1) and asks afterwards whether the walk held them all, instead of counting the rows it kept in
+** a materialized copy (a quarter of such a statement's time). */
+typedef struct RecallConnection RecallConnection;
+struct RecallConnection {
+  sqlite3_int64 nScored;
+};
+
 typedef struct RankData RankData;
 struct RankData {
   int nPhrase;
@@ -145,7 +154,13 @@ static void recallBm25(const Fts5ExtensionApi *pApi, Fts5Context *pFts, sqlite3_
   int nInst = 0;
   int aEnd[RECALL_MAX_COLUMNS];
   int i;
-  int rc = recallRankData(pApi, pFts, nVal, apVal, &pData);
+  int rc;
+  RecallConnection *pConn = (RecallConnection *)pApi->xUserData(pFts);
+  if (pConn != 0) {
+    if (pApi->xGetAuxdata(pFts, 0) == 0) pConn->nScored = 0; /* a new statement */
+    pConn->nScored++;
+  }
+  rc = recallRankData(pApi, pFts, nVal, apVal, &pData);
   if (rc == SQLITE_OK) {
     memset(pData->aFreq, 0, sizeof(double) * (pData->nPhrase + 1));
     rc = pApi->xInstCount(pFts, &nInst);
@@ -508,6 +523,13 @@ static void recallIndexText(sqlite3_context *pCtx, int nArg, sqlite3_value **apA
   sqlite3_result_text(pCtx, (const char *)out, o, sqlite3_free);
 }
 
+static void recallScored(sqlite3_context *pCtx, int nArg, sqlite3_value **apArg) {
+  const RecallConnection *pConn = (const RecallConnection *)sqlite3_user_data(pCtx);
+  (void)nArg;
+  (void)apArg;
+  sqlite3_result_int64(pCtx, pConn->nScored);
+}
+
 static fts5_api *recallFts5Api(sqlite3 *db) {
   fts5_api *pApi = 0;
   sqlite3_stmt *pStmt = 0;
@@ -524,6 +546,7 @@ __declspec(dllexport)
 #endif
 int sqlite3_recallrank_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *pApi) {
   fts5_api *pFts5;
+  RecallConnection *pConn;
   int rc;
   SQLITE_EXTENSION_INIT2(pApi);
   pFts5 = recallFts5Api(db);
@@ -531,7 +554,17 @@ int sqlite3_recallrank_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_rout
     *pzErrMsg = sqlite3_mprintf("recall_bm25 needs FTS5");
     return SQLITE_ERROR;
   }
-  rc = pFts5->xCreateFunction(pFts5, "recall_bm25", 0, recallBm25, 0);
+  pConn = (RecallConnection *)sqlite3_malloc(sizeof(RecallConnection));
+  if (pConn == 0) return SQLITE_NOMEM;
+  pConn->nScored = 0;
+  /* FTS5 frees pConn when the connection closes; recall_scored() is not called after that. */
+  rc = pFts5->xCreateFunction(pFts5, "recall_bm25", (void *)pConn, recallBm25, sqlite3_free);
+  if (rc != SQLITE_OK) {
+    sqlite3_free(pConn);
+    return rc;
+  }
+  rc = sqlite3_create_function(db, "recall_scored", 0, SQLITE_UTF8, (void *)pConn, recallScored,
+                               0, 0);
   if (rc == SQLITE_OK) rc = pFts5->xCreateFunction(pFts5, "recall_phrases", 0, recallPhrases, 0);
   if (rc == SQLITE_OK) {
     rc = pFts5->xCreateFunction(pFts5, "recall_best_turns", 0, recallBestTurns, 0);

@@ -321,14 +321,22 @@ def _ranked(
     columns = f"{fts.FTS_TABLE}.rowid AS id, {function} AS score, {phrases}"
     joined = _SINCE if since is not None else ""
     dated = (since,) if since is not None else ()
-    if window:
+    newest = f"SELECT {columns} FROM {fts.FTS_TABLE}{joined}{_NEWEST_WHERE}"
+    walked = (*given, *dated, part.match, floor, window + 1, limit)
+    if window and counts is not None and since is None:
         # The newest window + 1 matches, scored in the same walk (FTS5 goes newest first and
-        # stops there), then the best of them: whole when no more than `window` matched.
+        # stops there), then the best of them: whole when no more than `window` matched, which
+        # recall_scored() counts (each row the walk took was scored once; no row, no call).
         rows = conn.exec_driver_sql(
-            f"WITH newest AS MATERIALIZED (SELECT {columns} FROM {fts.FTS_TABLE}{joined}"
-            f"{_NEWEST_WHERE}) SELECT *, (SELECT count(*) FROM newest) FROM newest"
-            " ORDER BY score, id DESC LIMIT ?",
-            (*given, *dated, part.match, floor, window + 1, limit),
+            f"SELECT * FROM ({newest}) ORDER BY score, id DESC LIMIT ?", walked
+        ).all()
+        scored = conn.exec_driver_sql(f"SELECT {rank_extension.SCORED}()").scalar_one()
+        whole = not rows or int(scored) <= window
+    elif window:  # bm25(), or a join with the dates: the walk's rows kept, and counted
+        rows = conn.exec_driver_sql(
+            f"WITH newest AS MATERIALIZED ({newest}) SELECT *, (SELECT count(*) FROM newest)"
+            " FROM newest ORDER BY score, id DESC LIMIT ?",
+            walked,
         ).all()
         whole = not rows or rows[0][3] <= window
     else:

@@ -22,6 +22,8 @@ from typing import Any
 FUNCTION = "recall_bm25"
 # recall_phrases(turns_fts): which phrases of the MATCH a row holds, one bit each.
 PHRASES = "recall_phrases"
+# recall_scored(): how many rows the connection's last statement scored with recall_bm25.
+SCORED = "recall_scored"
 _MODULE = "history.store.sqlite._recallrank"
 # Set (to anything) to search with bm25() even where the library loads: to compare the two.
 DISABLE_VARIABLE = "RECALL_NO_RANK_EXTENSION"
