@@ -53,9 +53,10 @@ WINDOW_ROWS = 2_000
 # exact). A window costs a walk newest first, ~1.4x ranking the same rows oldest first; at 1M
 # turns no windowed part of the standard mix filled its window (one-project parts held 1-20x
 # their estimate: project identifiers, words that go together). Misjudged, a part ranks all its
-# matches, at most the budget's own count of them. At 1M (bench/RESULTS.md) a quarter gave a
-# lower CPU p95 than an eighth on both mixes and scopes, a half little more.
-LIKELY_WHOLE = 1 / 4
+# matches: no more than the turns of the word it holds, or the project's. At 1M (bench/RESULTS.md) a
+# half gave a lower p95 than a quarter on both mixes and scopes (common every project 43.5 ->
+# 35.0 ms), the share cut short unchanged.
+LIKELY_WHOLE = 1 / 2
 # Below this many turns counting is cheap, and always fresh.
 CACHE_FROM_ROWS = 20_000
 # Above it the counts are kept until the index has grown by this share, or shrunk: recall_bm25
