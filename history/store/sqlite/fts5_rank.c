@@ -80,12 +80,14 @@ static int recallCountRow(const Fts5ExtensionApi *pApi, Fts5Context *pFts, void 
   return SQLITE_OK;
 }
 
-/* Per statement, once: the average row length and each phrase's idf. */
+/* Per statement, once: the average row length and each phrase's idf; and the connection's
+** count of rows scored starts again. */
 static int recallRankData(const Fts5ExtensionApi *pApi, Fts5Context *pFts, int nVal,
                           sqlite3_value **apVal, RankData **ppData) {
   RankData *p = (RankData *)pApi->xGetAuxdata(pFts, 0);
   int rc = SQLITE_OK;
   if (p == 0) {
+    RecallConnection *pConn = (RecallConnection *)pApi->xUserData(pFts);
     int nPhrase = pApi->xPhraseCount(pFts);
     int nCol = pApi->xColumnCount(pFts);
     sqlite3_int64 nRow = 0;
@@ -93,6 +95,7 @@ static int recallRankData(const Fts5ExtensionApi *pApi, Fts5Context *pFts, int n
     sqlite3_int64 nByte;
     int nKeep = 0;
     int i;
+    if (pConn != 0) pConn->nScored = 0;
     if (nCol + nPhrase < nVal && sqlite3_value_type(apVal[nCol + nPhrase]) == SQLITE_INTEGER) {
       sqlite3_int64 nArg = sqlite3_value_int64(apVal[nCol + nPhrase]);
       nKeep = (nArg > 0 && nArg <= 100000) ? (int)nArg : 0;
@@ -154,13 +157,9 @@ static void recallBm25(const Fts5ExtensionApi *pApi, Fts5Context *pFts, sqlite3_
   int nInst = 0;
   int aEnd[RECALL_MAX_COLUMNS];
   int i;
-  int rc;
   RecallConnection *pConn = (RecallConnection *)pApi->xUserData(pFts);
-  if (pConn != 0) {
-    if (pApi->xGetAuxdata(pFts, 0) == 0) pConn->nScored = 0; /* a new statement */
-    pConn->nScored++;
-  }
-  rc = recallRankData(pApi, pFts, nVal, apVal, &pData);
+  int rc = recallRankData(pApi, pFts, nVal, apVal, &pData);
+  if (pConn != 0) pConn->nScored++;
   if (rc == SQLITE_OK) {
     memset(pData->aFreq, 0, sizeof(double) * (pData->nPhrase + 1));
     rc = pApi->xInstCount(pFts, &nInst);

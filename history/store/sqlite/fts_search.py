@@ -53,9 +53,10 @@ WINDOW_ROWS = 2_000
 # exact). A window costs a walk newest first, ~1.4x ranking the same rows oldest first; at 1M
 # turns no windowed part of the standard mix filled its window (one-project parts held 1-20x
 # their estimate: project identifiers, words that go together). Misjudged, a part ranks all its
-# matches: no more than the turns of the word it holds, or the project's. At 1M (bench/RESULTS.md) a
-# half gave a lower p95 than a quarter on both mixes and scopes (common every project 43.5 ->
-# 35.0 ms), the share cut short unchanged.
+# matches: no more than the turns of the word it holds, or the project's. At 1M
+# (bench/RESULTS.md) a half gave a lower p95 than a quarter every project on both mixes (common
+# 43.5 -> 35.0 ms) and one project on the standard mix, the same one project on the common mix;
+# the share cut short unchanged.
 LIKELY_WHOLE = 1 / 2
 # Below this many turns counting is cheap, and always fresh.
 CACHE_FROM_ROWS = 20_000
@@ -322,24 +323,25 @@ def _ranked(
     columns = f"{fts.FTS_TABLE}.rowid AS id, {function} AS score, {phrases}"
     joined = _SINCE if since is not None else ""
     dated = (since,) if since is not None else ()
-    newest = f"SELECT {columns} FROM {fts.FTS_TABLE}{joined}{_NEWEST_WHERE}"
-    walked = (*given, *dated, part.match, floor, window + 1, limit)
-    if window and counts is not None and since is None:
+    if window:
         # The newest window + 1 matches, scored in the same walk (FTS5 goes newest first and
-        # stops there), then the best of them: whole when no more than `window` matched, which
-        # recall_scored() counts (each row the walk took was scored once; no row, no call).
-        rows = conn.exec_driver_sql(
-            f"SELECT * FROM ({newest}) ORDER BY score, id DESC LIMIT ?", walked
-        ).all()
-        scored = conn.exec_driver_sql(f"SELECT {rank_extension.SCORED}()").scalar_one()
-        whole = not rows or int(scored) <= window
-    elif window:  # bm25(), or a join with the dates: the walk's rows kept, and counted
-        rows = conn.exec_driver_sql(
-            f"WITH newest AS MATERIALIZED ({newest}) SELECT *, (SELECT count(*) FROM newest)"
-            " FROM newest ORDER BY score, id DESC LIMIT ?",
-            walked,
-        ).all()
-        whole = not rows or rows[0][3] <= window
+        # stops there), then the best of them: whole when no more than `window` matched.
+        newest = f"SELECT {columns} FROM {fts.FTS_TABLE}{joined}{_NEWEST_WHERE}"
+        walked = (*given, *dated, part.match, floor, window + 1, limit)
+        if counts is not None and since is None:
+            # recall_scored() counts the walk: each row it took was scored once (no row, no call).
+            rows = conn.exec_driver_sql(
+                f"SELECT * FROM ({newest}) ORDER BY score, id DESC LIMIT ?", walked
+            ).all()
+            scored = conn.exec_driver_sql(f"SELECT {rank_extension.SCORED}()").scalar_one()
+            whole = not rows or int(scored) <= window
+        else:  # bm25(), or a join with the dates: the walk's rows kept, and counted
+            rows = conn.exec_driver_sql(
+                f"WITH newest AS MATERIALIZED ({newest}) SELECT *,"
+                " (SELECT count(*) FROM newest) FROM newest ORDER BY score, id DESC LIMIT ?",
+                walked,
+            ).all()
+            whole = not rows or rows[0][3] <= window
     else:
         rows = conn.exec_driver_sql(
             f"SELECT {columns} FROM {fts.FTS_TABLE}{joined}{_RANKED_WHERE}",
