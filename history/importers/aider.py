@@ -154,7 +154,7 @@ class _Reader:
 
     def close(self) -> None:
         if self.current is not None:
-            self.current.answered = "\n".join(self.reply)
+            self.current.say("\n".join(self.reply))
             self.report.turns.append(self.current.finish())
         self.current, self.reply, self.after_tool, self.thinking = None, [], False, False
 

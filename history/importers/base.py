@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from history.importers.shell import patch_paths, shell_facts
+from history.importers.whole import WorkLog, join_answers, patch_additions
 
 # Tools whose output is web content or other input nobody vetted. A turn that used one is
 # `tainted`. "/web" is aider's page-scraping command; "web_search" is Codex's built-in search.
@@ -45,6 +46,8 @@ class ImportedTurn:
     tools: tuple[str, ...]
     tainted: bool
     asked_at: datetime
+    # What the turn did (history.importers.whole): commands, failures, edits and their lines.
+    work: str = ""
 
 
 @dataclass
@@ -103,11 +106,17 @@ class TurnDraft:
     project: str
     asked: str
     asked_at: datetime
-    answered: str = ""
+    answers: list[str] = field(default_factory=list)
     files: dict[str, None] = field(default_factory=dict)
     edited: dict[str, None] = field(default_factory=dict)
     tools: dict[str, None] = field(default_factory=dict)
     tainted: bool = False
+    work: WorkLog = field(default_factory=WorkLog)
+
+    def say(self, text: str) -> None:
+        """One more text of the assistant's answer (every one is kept, in order)."""
+        if text and text.strip():
+            self.answers.append(text.strip())
 
     def use_tool(self, name: str) -> None:
         self.tools[name] = None
@@ -122,6 +131,7 @@ class TurnDraft:
             self.edited[path] = None
 
     def run_shell(self, script: str) -> None:
+        self.work.ran(script)
         facts = shell_facts(script)
         for path in facts.read:
             self.touch(path)
@@ -132,6 +142,17 @@ class TurnDraft:
     def apply_patch(self, text: str) -> None:
         for path in patch_paths(text):
             self.touch(path, edit=True)
+        for path, added in patch_additions(text):
+            self.work.edit(relativize(path, self.project), added)
+
+    def write_file(self, path: str, added: str) -> None:
+        """An edit whose written text is known (a new file's content, a replacement)."""
+        self.touch(path, edit=True)
+        self.work.edit(relativize(path.strip(), self.project), added)
+
+    def failed(self, output: str) -> None:
+        """A tool result that reported an error: its first lines join the work."""
+        self.work.failed(output)
 
     def finish(self) -> ImportedTurn:
         return ImportedTurn(
@@ -139,12 +160,13 @@ class TurnDraft:
             session_id=self.session_id,
             project=self.project,
             asked=self.asked,
-            answered=self.answered.strip(),
+            answered=join_answers(self.answers),
             files=tuple(self.files),
             edited=tuple(self.edited),
             tools=tuple(self.tools),
             tainted=self.tainted,
             asked_at=self.asked_at,
+            work=self.work.text(),
         )
 
 

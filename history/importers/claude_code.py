@@ -76,10 +76,6 @@ class ClaudeCode(TranscriptFormat):
 
 
 class _Reader(DraftReader):
-    def __init__(self, path: Path) -> None:
-        super().__init__(path)
-        self.answer_id: object = None
-
     def run(self) -> ReadReport:
         unknown = 0
         for line in json_objects(self.path, self.report):
@@ -108,7 +104,6 @@ class _Reader(DraftReader):
             asked=asked,
             asked_at=parse_timestamp(line.get("timestamp")) or file_time(self.path),
         )
-        self.answer_id = None
 
     def user(self, line: dict[str, Any]) -> None:
         blocks = _blocks(line)
@@ -149,21 +144,14 @@ class _Reader(DraftReader):
     def assistant(self, line: dict[str, Any]) -> None:
         if self.current is None:
             return
-        message = line.get("message")
-        message_id = message.get("id") if isinstance(message, dict) else None
         for block in _blocks(line):
             if block.get("type") == "tool_use":
                 self.tool_use(block)
-                self.answer_id = None
             elif block.get("type") == "text" and not line.get("isSidechain"):
                 text = block.get("text")
                 if not isinstance(text, str) or not text.strip():
                     continue
-                if message_id is not None and message_id == self.answer_id:
-                    self.current.answered += "\n\n" + text
-                else:
-                    self.current.answered = text
-                self.answer_id = message_id
+                self.current.say(text)
 
     def tool_use(self, block: dict[str, Any]) -> None:
         name = block.get("name")

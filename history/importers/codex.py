@@ -125,7 +125,7 @@ class _Reader(DraftReader):
                 if isinstance(part, dict) and isinstance(part.get("text"), str)
             )
             if text.strip():
-                turn.answered = text
+                turn.say(text)
         elif kind == "web_search_call":
             turn.use_tool("web_search")
         elif kind == "local_shell_call":

@@ -1,0 +1,151 @@
+"""A whole turn's text: every assistant text in order, and a log of the work the turn did.
+
+The answer is every text the assistant wrote between one prompt and the next, joined by a blank
+line. When it is longer than a turn's text may be (history.prepare.MAX_TEXT_CHARS), the first
+and the last texts are kept whole (each within half the bound) and the texts between them are
+kept from the start until the bound, where a marker says how much was left out.
+
+The work is one entry a line, in the order the turn did it, in a form `edits` reads back:
+
+    $ pytest -q tests/test_login.py          a shell command line the turn ran
+    ! FAILED tests/test_login.py::test_hash  the first lines of a tool result that failed
+    ~ src/auth/login.py                      a file the turn edited, then the lines it added:
+    + def hash_password(password: str) -> str:
+
+Bounds: a command at most COMMAND_CHARS (its lines joined), a failure its first FAILURE_LINES
+non-blank lines of at most LINE_CHARS each, an edit its first EDIT_LINES added lines of at most
+LINE_CHARS each; the whole log at most WORK_CHARS, later entries dropped with a last line that
+says how many.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+from history.prepare import MAX_TEXT_CHARS
+
+COMMAND_CHARS = 500
+FAILURE_LINES = 5
+EDIT_LINES = 40
+LINE_CHARS = 200
+WORK_CHARS = 16_000
+
+RAN, FAILED, EDITED, ADDED = "$ ", "! ", "~ ", "+ "
+_LEFT_OUT = "\n\n[… {} characters of the answer left out here …]\n\n"
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def join_answers(texts: Iterable[str], limit: int = MAX_TEXT_CHARS) -> str:
+    """Every non-blank text in order, a blank line between them, within `limit` characters."""
+    parts = [text.strip() for text in texts if text and text.strip()]
+    whole = "\n\n".join(parts)
+    if len(whole) <= limit:
+        return whole
+    half = limit // 2 - len(_LEFT_OUT) - 16
+    first, last = _clip(parts[0], half), _clip(parts[-1], half) if len(parts) > 1 else ""
+    room = limit - len(first) - len(last) - len(_LEFT_OUT) - 16
+    middle: list[str] = []
+    for text in parts[1:-1]:
+        if len(text) + 2 > room:
+            middle.append(text[: max(room, 0)])
+            break
+        middle.append(text)
+        room -= len(text) + 2
+    kept = "\n\n".join([first, *middle]).rstrip()
+    left_out = len(whole) - len(kept) - len(last)
+    return (kept + _LEFT_OUT.format(f"{max(left_out, 1):,}") + last).strip()
+
+
+def _lines(text: str) -> Iterator[str]:
+    for line in text.splitlines():
+        if line.strip():
+            yield line.rstrip()
+
+
+@dataclass
+class WorkLog:
+    """The work of a turn being read: commands, failures and edits, as they happen."""
+
+    entries: list[str] = field(default_factory=list)
+
+    def ran(self, command: str) -> None:
+        line = " ".join(part.strip() for part in command.strip().splitlines() if part.strip())
+        if line:
+            self.entries.append(RAN + _clip(line, COMMAND_CHARS))
+
+    def failed(self, output: str) -> None:
+        lines = [_clip(line.strip(), LINE_CHARS) for line in _lines(output)][:FAILURE_LINES]
+        if lines:
+            self.entries.append("\n".join(FAILED + line for line in lines))
+
+    def edit(self, path: str, added: str | Sequence[str] = ()) -> None:
+        """`added`: the text the edit wrote (a new file's content, a replacement), or its lines."""
+        if not path.strip():
+            return
+        lines = list(_lines(added)) if isinstance(added, str) else [a for a in added if a.strip()]
+        shown = [ADDED + _clip(line, LINE_CHARS) for line in lines[:EDIT_LINES]]
+        if len(lines) > EDIT_LINES:
+            shown.append(f"{ADDED}[… {len(lines) - EDIT_LINES} more lines]")
+        self.entries.append("\n".join([EDITED + path.strip(), *shown]))
+
+    def text(self) -> str:
+        kept: list[str] = []
+        size = 0
+        for number, entry in enumerate(self.entries):
+            if size + len(entry) + 1 > WORK_CHARS:
+                kept.append(f"[… {len(self.entries) - number} more entries left out]")
+                break
+            kept.append(entry)
+            size += len(entry) + 1
+        return "\n".join(kept)
+
+
+def patch_additions(patch: str) -> list[tuple[str, list[str]]]:
+    """Each file a patch writes to, with the lines it adds: Codex's `*** Add File:` /
+    `*** Update File:` (`*** Move to:` renames) and unified diffs (`+++ b/path`)."""
+    found: list[tuple[str, list[str]]] = []
+    for line in patch.splitlines():
+        for header in ("*** Add File: ", "*** Update File: ", "*** Move to: ", "+++ "):
+            if line.startswith(header):
+                path = line[len(header) :].strip()
+                if header == "+++ ":
+                    path = path.split("\t")[0].removeprefix("b/")
+                if header == "*** Move to: " and found:
+                    found[-1] = (path, found[-1][1])
+                elif path and path != "/dev/null":
+                    found.append((path, []))
+                break
+        else:
+            if found and line.startswith("+") and not line.startswith("+++"):
+                found[-1][1].append(line[1:])
+    return found
+
+
+@dataclass(frozen=True)
+class Edit:
+    path: str
+    added: tuple[str, ...]
+
+
+def edits(work: str) -> list[Edit]:
+    """The edits a work log records, in order: what `WorkLog.edit` wrote, read back."""
+    found: list[Edit] = []
+    path: str | None = None
+    added: list[str] = []
+    for line in work.splitlines():
+        if line.startswith(EDITED):
+            if path is not None:
+                found.append(Edit(path, tuple(added)))
+            path, added = line[len(EDITED) :], []
+        elif path is not None and line.startswith(ADDED):
+            added.append(line[len(ADDED) :])
+        elif path is not None:
+            found.append(Edit(path, tuple(added)))
+            path, added = None, []
+    if path is not None:
+        found.append(Edit(path, tuple(added)))
+    return found
