@@ -9,8 +9,10 @@ Relative paths are not resolved against any working directory.
 from __future__ import annotations
 
 import json
+import os
+import platform
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -58,11 +60,32 @@ class ReadReport:
     problems: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class Places:
+    """Where to look for an agent's store: a home folder, the environment, and the system
+    (`platform.system()`: "Linux", "Darwin", "Windows"), so a test can lay out any of them."""
+
+    home: Path
+    env: Mapping[str, str]
+    system: str
+
+    @classmethod
+    def here(cls) -> Places:
+        return cls(Path.home(), os.environ, platform.system())
+
+
 class TranscriptFormat(ABC):
     name: str
 
     @abstractmethod
     def default_root(self) -> Path: ...
+
+    def candidate_roots(self, places: Places) -> list[Path]:
+        """Every folder or file where this agent may keep its sessions on `places`' system,
+        the likeliest first (`recall import auto` and `--list` look in each)."""
+        if places.home == Path.home():
+            return [self.default_root()]
+        return [places.home / self.default_root().relative_to(Path.home())]
 
     @abstractmethod
     def discover(self, root: Path) -> Iterator[Path]: ...
