@@ -79,8 +79,10 @@ class WorkLog:
 
     def failed(self, output: str) -> None:
         lines = [_clip(line.strip(), LINE_CHARS) for line in _lines(output)][:FAILURE_LINES]
-        if lines:
-            self.entries.append("\n".join(FAILED + line for line in lines))
+        entry = "\n".join(FAILED + line for line in lines)
+        # One failure reported twice in a row (Codex logs an exec's end and its output) is one.
+        if entry and not (self.entries and self.entries[-1] == entry):
+            self.entries.append(entry)
 
     def edit(self, path: str, added: str | Sequence[str] = ()) -> None:
         """`added`: the text the edit wrote (a new file's content, a replacement), or its lines."""
