@@ -216,7 +216,8 @@ def test_codexs_work_commands_patches_and_failed_execs() -> None:
     # exit 2, reported both by the write_stdin output and by exec_command_end: once.
     failure = "! rg: node_modules/opencode-ai: No such file or directory (os error 2)"
     assert work.count(failure) == 1
-    assert "! × sets default context compaction threshold to 90% 1312ms" in work
+    # The failing test run: its end event's output, not the write_stdin poll that saw it end.
+    assert work.count("! > @codemieai/code@0.0.51 test") == 1
     assert work.count("! exit code 1") == 2  # two `rg` runs that found nothing
 
 
@@ -323,6 +324,132 @@ def test_a_work_log_past_its_bound_says_how_many_entries_were_left_out(tmp_path:
     assert work[0].startswith("$ pytest -q tests/test_0.py -k long")
     kept = sum(line.startswith("$ ") for line in work)
     assert work[-1] == f"[… {400 - kept} more entries left out]"
+
+
+def test_claude_codes_other_edit_tools_and_an_interrupted_command(tmp_path: Path) -> None:
+    multi = {
+        "file_path": "/home/dev/shop/a.py",
+        "edits": [{"new_string": "x = 1"}, {"new_string": "y = 2\nz = 3"}],
+    }
+    notebook = {"notebook_path": "/home/dev/shop/n.ipynb", "new_source": "print('cell')"}
+    calls = [
+        {"type": "tool_use", "id": "t1", "name": "MultiEdit", "input": multi},
+        {"type": "tool_use", "id": "t2", "name": "NotebookEdit", "input": notebook},
+        bash("sleep 600"),
+    ]
+    stopped = {
+        "type": "user",
+        "uuid": "r1",
+        "sessionId": "s-whole",
+        "message": {
+            "role": "user",
+            "content": [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "sleep 60",
+                    "content": "[Request interrupted by user]",
+                }
+            ],
+        },
+        "toolUseResult": {"stdout": "", "stderr": "", "interrupted": True},
+    }
+    refused = {
+        **stopped,
+        "uuid": "r2",
+        "message": {
+            "role": "user",
+            "content": [
+                {
+                    "type": "tool_result",
+                    "is_error": True,
+                    "content": [
+                        {"type": "text", "text": "<tool_use_error>No such file</tool_use_error>"}
+                    ],
+                }
+            ],
+        },
+        "toolUseResult": "Error: No such file",
+    }
+    path = write(tmp_path / "s.jsonl", [user(1, "edit"), assistant(1, *calls), stopped, refused])
+    (turn,) = FORMATS["claude-code"].read(path).turns
+    assert turn.work.splitlines() == [
+        "~ a.py",
+        "+ x = 1",
+        "+ y = 2",
+        "+ z = 3",
+        "~ n.ipynb",
+        "+ print('cell')",
+        "$ sleep 600",
+        "! Interrupted",
+        "! No such file",
+    ]
+    assert turn.edited == ("a.py", "n.ipynb")
+
+
+def rollout(*records: tuple[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    meta = ("session_meta", {"id": "cx-w", "cwd": "/home/dev/svc"})
+    return [
+        {"timestamp": "2026-04-01T12:00:00Z", "type": kind, "payload": payload}
+        for kind, payload in [meta, *records]
+    ]
+
+
+def test_codexs_failures_from_older_outputs_and_texts_said_again(tmp_path: Path) -> None:
+    said = [{"type": "output_text", "text": "Done."}]
+    lines = rollout(
+        ("event_msg", {"type": "user_message", "message": "run the tests"}),
+        (
+            "response_item",
+            {
+                "type": "function_call",
+                "name": "shell",
+                "call_id": "c1",
+                "arguments": json.dumps({"command": ["bash", "-lc", "pytest -q"]}),
+            },
+        ),
+        (
+            "response_item",
+            {
+                "type": "function_call_output",
+                "call_id": "c1",
+                "output": json.dumps(
+                    {
+                        "output": "FAILED test_cart.py::test_total\n1 failed",
+                        "metadata": {"exit_code": 1},
+                    }
+                ),
+            },
+        ),
+        (
+            "response_item",
+            {
+                "type": "function_call_output",
+                "call_id": "c2",
+                "output": "Exit code: 2\nWall time: 0.1 seconds\nOutput:\nno such file",
+            },
+        ),
+        (
+            "response_item",
+            {
+                "type": "function_call_output",
+                "call_id": "c3",
+                "output": "Process exited with code 0\nOutput:\nfine",
+            },
+        ),
+        ("response_item", {"type": "message", "role": "assistant", "content": said}),
+        ("event_msg", {"type": "agent_message", "message": "Done."}),
+        ("response_item", {"type": "message", "role": "assistant", "content": said}),
+        ("event_msg", {"type": "agent_message", "message": "Done."}),
+    )
+    path = write(tmp_path / "rollout.jsonl", lines)
+    (turn,) = FORMATS["codex"].read(path).turns
+    assert turn.work.splitlines() == [
+        "$ pytest -q",
+        "! FAILED test_cart.py::test_total",
+        "! 1 failed",
+        "! no such file",
+    ]
+    assert turn.answered == "Done.\n\nDone."  # said twice, each arriving twice
 
 
 def hook(path: Path, message: str) -> str:

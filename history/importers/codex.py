@@ -9,9 +9,10 @@ arriving from both, one after the other, is kept once).
 Tools come from `function_call`, `custom_tool_call`, `local_shell_call` and `web_search_call`
 items; apply_patch headers name edited files, shell commands are read by `shell_facts`.
 Work: each command, each patch's added lines, and the first lines of every exec that exited
-non-zero, read from `exec_command_end` events (`exit_code`) and from tool outputs (a JSON
-`{"output", "metadata": {"exit_code"}}`, or text that says `Process exited with code N`), kept
-once per call.
+non-zero, read from `exec_command_end` events (`exit_code`) and from tool outputs: a JSON
+`{"output", "metadata": {"exit_code"}}` (older rollouts, which have no end events), or text that
+says `Process exited with code N` (read only in a rollout without end events: there the
+`write_stdin` that saw the process end reports it again under another call id). Once per call.
 Rollouts from before `session_meta` existed (no `payload` envelope) are not read.
 """
 
@@ -42,8 +43,9 @@ EXIT_TEXT = re.compile(r"^(?:Process exited with code|Exit code:) (-?\d+)\s*$", 
 OUTPUT_TEXT = re.compile(r"^Output:\n", re.MULTILINE)
 
 
-def _exit_failure(output: object) -> tuple[int, str] | None:
-    """A tool output's non-zero exit code and what it printed; None when it did not fail."""
+def _exit_failure(output: object) -> tuple[int, str, bool] | None:
+    """A tool output's non-zero exit code, what it printed, and whether it said so in text
+    rather than JSON; None when it did not fail."""
     if not isinstance(output, str):
         return None
     try:
@@ -55,13 +57,13 @@ def _exit_failure(output: object) -> tuple[int, str] | None:
         code = metadata.get("exit_code") if isinstance(metadata, dict) else None
         printed = parsed.get("output")
         if isinstance(code, int) and code != 0:
-            return code, printed if isinstance(printed, str) else ""
+            return code, printed if isinstance(printed, str) else "", False
         return None
     match = EXIT_TEXT.search(output)
     if match is None or int(match.group(1)) == 0:
         return None
     body = OUTPUT_TEXT.search(output, match.end())
-    return int(match.group(1)), output[body.end() :] if body else ""
+    return int(match.group(1)), output[body.end() :] if body else "", True
 
 
 def _command_text(arguments: dict[str, Any]) -> str:
@@ -97,6 +99,7 @@ class _Reader(DraftReader):
         self.meta_seen = False
         self.prompts = 0
         self.failed_calls: set[str] = set()
+        self.exec_ends = False  # the rollout records exec_command_end events
         self.last_said = ("", "")  # (where from, text) of the turn's latest answer text
 
     def run(self) -> ReadReport:
@@ -163,8 +166,8 @@ class _Reader(DraftReader):
             self.say("item", text, turn)
         elif kind in ("function_call_output", "custom_tool_call_output"):
             failure = _exit_failure(payload.get("output"))
-            if failure is not None:
-                self.exec_failed(payload.get("call_id"), *failure, turn)
+            if failure is not None and not (failure[2] and self.exec_ends):
+                self.exec_failed(payload.get("call_id"), failure[0], failure[1], turn)
         elif kind == "web_search_call":
             turn.use_tool("web_search")
         elif kind == "local_shell_call":
@@ -186,6 +189,7 @@ class _Reader(DraftReader):
         if kind == "agent_message" and isinstance(payload.get("message"), str):
             self.say("event", payload["message"], turn)
         elif kind == "exec_command_end":
+            self.exec_ends = True
             code = payload.get("exit_code")
             if isinstance(code, int) and code != 0:
                 printed = payload.get("aggregated_output") or payload.get("stderr")
