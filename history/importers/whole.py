@@ -15,7 +15,7 @@ The work is one entry a line, in the order the turn did it, in a form `edits` re
 Bounds: a command at most COMMAND_CHARS (its lines joined), a failure its first FAILURE_LINES
 non-blank lines of at most LINE_CHARS each, an edit its first EDIT_LINES added lines of at most
 LINE_CHARS each; the whole log at most WORK_CHARS, later entries dropped with a last line that
-says how many.
+says how many. A failure logged twice in a row (one exec reported by two records) is kept once.
 """
 
 from __future__ import annotations
