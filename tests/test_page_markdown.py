@@ -217,6 +217,7 @@ def test_edits_are_shown_as_diffs(page: Page, server: Server) -> None:
     expect(diffs.nth(2).locator(".file")).to_have_count(2)
     expect(answer).not_to_contain_text("<<<<<<<")
     expect(answer.locator("h1, h2")).to_have_count(0)  # `=======` is no heading
+    answer.screenshot(path=screenshot_path("page-diffs"))
 
 
 def test_the_search_s_words_stay_marked_inside_the_rendered_answer(
@@ -282,11 +283,13 @@ def test_a_turn_shows_its_whole_id_to_copy(page: Page, server: Server) -> None:
     ("hostile", "shown_as"),
     [
         (nested_lists(1_000_000), ".plain"),  # past the bound: as text
-        (nested_lists(190_000), ".markdown li"),
+        (nested_lists(99_000), ".markdown li"),
         ("> " * 20_000 + "deep\n", ".plain"),  # too deep for the parser: as text
-        ("- " * 90_000 + "x\n", ""),  # a thematic break, or text: either, soon
+        ("- " * 45_000 + "x\n", ".plain"),  # too deep to be worth parsing: as text
+        (("- " * 8 + "x\n") * 3_550, ".plain"),  # too many elements to lay out: as text
+        ((MARKDOWN + "\n") * 100, ".markdown li"),  # as long as an answer is kept, all rendered
     ],
-    ids=["nested-lists-1MB", "nested-lists-190kB", "quotes", "list-markers"],
+    ids=["nested-lists-1MB", "nested-lists-99kB", "quotes", "list-markers", "8-deep-lines", "64kB"],
 )
 def test_a_huge_or_deep_answer_renders_without_hanging(
     page: Page, server: Server, hostile: str, shown_as: str

@@ -5,7 +5,12 @@
 // Uses app.js's `element`, `withMarks` and `t` (loaded after this file, called only later).
 "use strict";
 
-const MARKDOWN_CHARS = 200_000; // past this (3x a stored answer) an answer is shown as text
+const MARKDOWN_CHARS = 100_000; // past this (1.5x a stored answer) an answer is shown as text
+// A line opening more than 8 lists or quotes at once costs marked time that grows with the
+// square of the depth (90,000 "- " took 45 s): such an answer is shown as text too.
+const TOO_DEEP = /^(?:[ \t]*(?:>|(?:[*+-]|\d{1,9}[.)])(?=[ \t]|$))){9}/m;
+// More elements than this take the sanitizer and the layout seconds each: shown as text.
+const MAX_TAGS = 20_000;
 const ALLOWED_TAGS = [
   "a", "blockquote", "br", "code", "del", "em", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "li",
   "ol", "p", "pre", "strong", "table", "tbody", "td", "th", "thead", "tr", "ul",
@@ -130,9 +135,13 @@ function markTextNodes(root, terms) {
 }
 
 function sanitized(text) {
-  if (text.length > MARKDOWN_CHARS) return null;
+  if (text.length > MARKDOWN_CHARS || TOO_DEEP.test(text)) return null;
   try {
-    return DOMPurify.sanitize(markdown.parse(fenceEdits(text)), {
+    const html = markdown.parse(fenceEdits(text));
+    let tags = 0; // raw "<" never reaches the HTML (text is escaped): each one opens a tag
+    for (let at = html.indexOf("<"); at !== -1 && tags <= MAX_TAGS; at = html.indexOf("<", at + 1)) tags++;
+    if (tags > MAX_TAGS) return null;
+    return DOMPurify.sanitize(html, {
       ALLOWED_TAGS,
       ALLOWED_ATTR,
       ALLOWED_URI_REGEXP: SAFE_LINK,
