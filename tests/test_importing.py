@@ -120,9 +120,11 @@ def test_each_formats_turns_land_in_the_index_and_are_found(
 
 def test_auto_on_one_folder_reads_each_file_once_with_its_own_format(index: HistoryIndex) -> None:
     summary = import_transcripts(index, ALL, FIXTURES)
-    # 4 transcripts; the sub-agent file is Claude Code's, not a Codex rollout, and is not read.
-    assert (summary.files, summary.sessions, summary.new, summary.skipped) == (4, 5, 10, 6)
-    assert index.count() == 10
+    # 4 transcripts of Claude Code, Codex and Aider, 2 of Gemini CLI, 1 of Qwen Code and 1
+    # OpenCode session; sub-agent files (Claude Code's, Gemini CLI's, OpenCode's child session)
+    # are read only through their parents.
+    assert (summary.files, summary.sessions, summary.new, summary.skipped) == (8, 9, 22, 8)
+    assert index.count() == 22
 
 
 @needs_corpus

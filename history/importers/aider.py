@@ -23,7 +23,14 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
-from history.importers.base import ReadReport, TranscriptFormat, TurnDraft, file_time, open_lines
+from history.importers.base import (
+    Places,
+    ReadReport,
+    TranscriptFormat,
+    TurnDraft,
+    file_time,
+    open_lines,
+)
 
 HISTORY_NAME = ".aider.chat.history.md"
 WATCH_REQUEST = "(a request written as an AI comment in a watched file)"
@@ -45,6 +52,14 @@ class Aider(TranscriptFormat):
 
     def default_root(self) -> Path:
         return Path.cwd()
+
+    def candidate_roots(self, places: Places) -> list[Path]:
+        """Aider writes its history in the folder it runs in: the current one, and the home
+        folder (where a quick `aider` is often started)."""
+        return list(dict.fromkeys([Path.cwd(), places.home]))
+
+    def claims(self, path: Path) -> bool:
+        return path.name.endswith(HISTORY_NAME)
 
     def discover(self, root: Path) -> Iterator[Path]:
         """The history file itself, or history files in `root` and its direct subfolders."""

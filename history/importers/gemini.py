@@ -1,0 +1,369 @@
+"""Gemini CLI sessions: `~/.gemini/tmp/<project-id>/chats/session-*.json` and `.jsonl`.
+
+A `.json` file is one object, `{sessionId, projectHash, startTime, messages[]}`, rewritten on
+every update. A `.jsonl` file is appended to and read by applying its records in order: a
+metadata record, message records (an `id` seen before replaces that message, in its place),
+`{"$set": {...}}` (merges metadata; with `messages` it is a checkpoint that rebuilds them) and
+`{"$rewindTo": id}` (drops that message and every later one). A sub-agent's file,
+`chats/<parentSessionId>/<sessionId>.jsonl`, is not a session: its tool calls fold into the
+parent's turn that was under way when the sub-agent started.
+
+A turn is a `user` message through the `gemini` messages before the next one; `info`, `error`
+and `warning` messages are notices. Tool calls and their results sit together in a gemini
+message's `toolCalls`.
+
+The project: `projectHash` is the SHA-256 of the project's absolute path, and current builds name
+the project folder by a slug that `~/.gemini/projects.json` maps from that path. The project is
+the path `projects.json` gives for the folder (or whose hash is `projectHash`); failing that, the
+ancestor of an absolute path the session's tools named whose hash is `projectHash`. When neither
+is known (the folder was copied elsewhere, the paths were anonymised) the project is left empty
+rather than guessed from where the file sits.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Iterator
+from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import Any
+
+from history.importers.base import (
+    Places,
+    ReadReport,
+    TranscriptFormat,
+    TurnDraft,
+    file_time,
+    open_lines,
+    parse_timestamp,
+)
+
+CONVERSATION = ("user", "gemini")
+NOTICES = frozenset({"info", "error", "warning"})
+SHELL_TOOLS = frozenset({"run_shell_command"})
+WRITE_TOOLS = frozenset({"write_file"})
+REPLACE_TOOLS = frozenset({"replace", "edit"})
+READ_TOOLS = frozenset({"read_file"})
+# Search tools whose results are pages of the open web: they taint a turn like a fetch does.
+WEB_SEARCH_TOOLS = frozenset({"google_web_search", "web_search"})
+PATH_ARGS = ("file_path", "absolute_path", "path", "dir_path", "directory")
+ABSOLUTE = re.compile(r"(?:/|[A-Za-z]:\\)[^\s\"'`,;:()<>|]+")
+
+
+def part_texts(content: object) -> list[str]:
+    """The texts of a message's content: a string, or a list of parts (thoughts left out)."""
+    if isinstance(content, str):
+        return [content]
+    if isinstance(content, dict):
+        content = [content]
+    if not isinstance(content, list):
+        return []
+    return [
+        part["text"]
+        for part in content
+        if isinstance(part, dict) and isinstance(part.get("text"), str) and not part.get("thought")
+    ]
+
+
+def result_text(result: object) -> str:
+    """A tool result's text: `functionResponse.response.error` or `.output`, or a string."""
+    if isinstance(result, str):
+        return result
+    texts = []
+    for item in result if isinstance(result, list) else [result]:
+        response = item.get("functionResponse") if isinstance(item, dict) else None
+        body = response.get("response") if isinstance(response, dict) else None
+        if isinstance(body, dict):
+            value = body.get("error", body.get("output"))
+            if isinstance(value, str):
+                texts.append(value)
+    return "\n".join(texts)
+
+
+def apply_tool(turn: TurnDraft, name: str, args: object, error: str | None) -> None:
+    """What one Gemini-style tool call tells about a turn; `error` is a failed call's output."""
+    turn.use_tool(name)
+    if name in WEB_SEARCH_TOOLS:
+        turn.tainted = True
+    if isinstance(args, dict):
+        tool_args(turn, name, args)
+    if error is not None:
+        turn.failed(error or f"{name} failed")
+
+
+def tool_args(turn: TurnDraft, name: str, args: dict[str, Any]) -> None:
+    path = next((args[key] for key in PATH_ARGS if isinstance(args.get(key), str)), None)
+    if name in SHELL_TOOLS and isinstance(args.get("command"), str):
+        turn.run_shell(args["command"])
+    elif name in WRITE_TOOLS and path:
+        turn.write_file(path, str(args.get("content") or ""))
+    elif name in REPLACE_TOOLS and path:
+        turn.write_file(path, str(args.get("new_string") or ""))
+    elif name in READ_TOOLS and path:
+        turn.touch(path)
+    elif name == "read_many_files" and isinstance(args.get("paths"), list):
+        for item in args["paths"]:
+            if isinstance(item, str) and not any(c in item for c in "*?["):
+                turn.touch(item)
+
+
+def path_hash(path: str) -> str:
+    return hashlib.sha256(path.encode("utf-8")).hexdigest()
+
+
+def hashed_ancestor(paths: Iterable[str], project_hash: str) -> str:
+    """The ancestor of one of `paths` whose SHA-256 is `project_hash`, or ""."""
+    seen: set[str] = set()
+    for text in paths:
+        pure = PureWindowsPath(text) if re.match(r"[A-Za-z]:\\", text) else PurePosixPath(text)
+        for candidate in (pure, *pure.parents):
+            name = str(candidate).rstrip(".")
+            if name in seen:
+                break
+            seen.add(name)
+            if path_hash(name) == project_hash:
+                return name
+    return ""
+
+
+def registered_project(project_dir: Path, project_hash: str) -> str:
+    """The path `projects.json` (`{"projects": {path: slug}}`, beside `tmp/`) maps to this
+    project folder's slug, or whose hash is `project_hash`."""
+    if project_dir.parent.name != "tmp":
+        return ""
+    try:
+        data = json.loads((project_dir.parent.parent / "projects.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        return ""
+    projects = data.get("projects") if isinstance(data, dict) else None
+    if not isinstance(projects, dict):
+        return ""
+    for path, slug in projects.items():
+        if slug == project_dir.name or (project_hash and path_hash(path) == project_hash):
+            return str(path)
+    return ""
+
+
+def salvage(text: str) -> dict[str, Any] | None:
+    """A half-written session object: its `sessionId`, `projectHash`, `startTime` and each
+    whole message before the cut, or None when it is not a session at all."""
+    meta = {
+        key: found.group(1)
+        for key in ("sessionId", "projectHash", "startTime")
+        if (found := re.search(rf'"{key}"\s*:\s*"([^"]*)"', text))
+    }
+    start = re.search(r'"messages"\s*:\s*\[', text)
+    if "sessionId" not in meta or start is None:
+        return None
+    decoder, messages, at = json.JSONDecoder(), [], start.end()
+    while True:
+        while at < len(text) and text[at] in " \t\r\n,":
+            at += 1
+        try:
+            message, at = decoder.raw_decode(text, at)
+        except ValueError:
+            break
+        messages.append(message)
+    return {**meta, "messages": messages}
+
+
+class Session:
+    """A session's metadata and messages after its records are applied in order."""
+
+    def __init__(self) -> None:
+        self.meta: dict[str, Any] = {}
+        self.messages: dict[str, dict[str, Any]] = {}
+
+    def apply(self, record: dict[str, Any]) -> bool:
+        """Apply one record; False when it is none of the kinds a session file holds."""
+        if isinstance(record.get("$rewindTo"), str):
+            ids = list(self.messages)
+            if record["$rewindTo"] in self.messages:
+                cut = ids.index(record["$rewindTo"])
+                self.messages = {key: self.messages[key] for key in ids[:cut]}
+        elif isinstance(record.get("$set"), dict):
+            changes = dict(record["$set"])
+            if isinstance(changes.get("messages"), list):
+                self.messages = {}
+                self.add_all(changes.pop("messages"))
+            self.meta.update(changes)
+        elif isinstance(record.get("id"), str) and isinstance(record.get("type"), str):
+            self.messages[record["id"]] = record
+        elif "sessionId" in record:
+            messages = record.get("messages")
+            self.meta.update({k: v for k, v in record.items() if k != "messages"})
+            if isinstance(messages, list):
+                self.add_all(messages)
+        else:
+            return False
+        return True
+
+    def add_all(self, messages: list[Any]) -> None:
+        for message in messages:
+            if isinstance(message, dict) and isinstance(message.get("id"), str):
+                self.messages[message["id"]] = message
+
+
+class Gemini(TranscriptFormat):
+    name = "gemini"
+    home_folder = ".gemini"
+
+    def default_root(self) -> Path:
+        return self.candidate_roots(Places.here())[0]
+
+    def candidate_roots(self, places: Places) -> list[Path]:
+        home = places.home
+        if places.system == "Windows" and places.env.get("USERPROFILE"):
+            home = Path(places.env["USERPROFILE"])
+        return [home / self.home_folder / "tmp"]
+
+    def discover(self, root: Path) -> Iterator[Path]:
+        if root.is_file():
+            yield root
+        elif root.is_dir():
+            found = [*root.rglob("*session-*.json"), *root.rglob("*session-*.jsonl")]
+            yield from sorted(path for path in found if path.is_file())
+
+    def claims(self, path: Path) -> bool:
+        """A `session-*` file, or a sub-agent's `.jsonl` (its first record has a
+        `projectHash`): `discover` passes the latter over, its parent's turn reads it."""
+        if not path.name.endswith((".json", ".jsonl")):
+            return False
+        head = next(open_lines(path, ReadReport()), "")
+        if "session-" not in path.name:
+            return path.suffix == ".jsonl" and '"projectHash"' in head
+        return '"sessionId"' in head or '"projectHash"' in head or head.strip() in ("{", "")
+
+    def read(self, path: Path) -> ReadReport:
+        return SessionReader(path, self.name).run()
+
+
+class SessionReader:
+    """Reads one Gemini-layout session file into turns whose ids start with `agent`."""
+
+    def __init__(self, path: Path, agent: str) -> None:
+        self.path, self.agent = path, agent
+        self.report = ReadReport()
+
+    def run(self) -> ReadReport:
+        session = self.load(self.path, self.report)
+        if session is None:
+            return self.report
+        session_id = str(session.meta.get("sessionId") or self.path.stem)
+        project = self.project(session)
+        turns: list[TurnDraft] = []
+        for message in session.messages.values():
+            kind = message.get("type")
+            if kind == "user":
+                asked = self.prompt_text(message)
+                if asked:
+                    turns.append(
+                        TurnDraft(
+                            turn_id=f"{self.agent}:{session_id}:{message['id']}",
+                            session_id=session_id,
+                            project=project,
+                            asked=asked,
+                            asked_at=parse_timestamp(message.get("timestamp"))
+                            or file_time(self.path),
+                        )
+                    )
+            elif kind == "gemini" and turns:
+                self.gemini(message, turns[-1])
+        self.fold_subagents(session_id, turns)
+        self.report.turns = [turn.finish() for turn in turns]
+        return self.report
+
+    def load(self, path: Path, report: ReadReport) -> Session | None:
+        session = Session()
+        if path.suffix == ".json":
+            text = "".join(open_lines(path, report))
+            if report.problems:
+                return None
+            try:
+                value = json.loads(text)
+            except ValueError:
+                value = None
+            if isinstance(value, dict) and session.apply(value):
+                return session
+            salvaged = salvage(text)
+            if salvaged is None:
+                report.skipped += report.lines
+                report.problems.append(f"{path.name} is not a Gemini CLI session (not JSON).")
+                return None
+            session.apply(salvaged)
+            report.problems.append(
+                f"{path.name} is cut short: read its first {len(salvaged['messages'])} "
+                "message(s), the rest is left out."
+            )
+            return session
+        bad = 0
+        for line in open_lines(path, report):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except ValueError:
+                record = None
+            if not isinstance(record, dict) or not session.apply(record):
+                bad += 1
+        if bad:
+            report.skipped += bad
+            report.problems.append(f"{bad} line(s) in {path.name} were not session records.")
+        return None if report.problems and not report.lines else session
+
+    @staticmethod
+    def prompt_text(message: dict[str, Any]) -> str:
+        shown = part_texts(message.get("displayContent"))
+        texts = shown or part_texts(message.get("content"))
+        return "\n\n".join(text.strip() for text in texts if text.strip())
+
+    @staticmethod
+    def gemini(message: dict[str, Any], turn: TurnDraft) -> None:
+        for text in part_texts(message.get("content")):
+            turn.say(text)
+        calls = message.get("toolCalls")
+        for call in calls if isinstance(calls, list) else []:
+            if isinstance(call, dict) and isinstance(call.get("name"), str):
+                error = None
+                if call.get("status") == "error":
+                    error = result_text(call.get("result")) or str(call.get("resultDisplay") or "")
+                apply_tool(turn, call["name"], call.get("args"), error)
+
+    def project(self, session: Session) -> str:
+        project_hash = str(session.meta.get("projectHash") or "")
+        chats = self.path.parent
+        if chats.name != "chats":  # a sub-agent's file, or a file outside the store
+            chats = chats.parent
+        project = registered_project(chats.parent, project_hash) if chats.name == "chats" else ""
+        if project or not project_hash:
+            return project
+        named: list[str] = []
+        for message in session.messages.values():
+            for call in message.get("toolCalls") or []:
+                if isinstance(call, dict):
+                    args = call.get("args")
+                    if isinstance(args, dict):
+                        named += [str(args[k]) for k in PATH_ARGS if isinstance(args.get(k), str)]
+                    named += ABSOLUTE.findall(result_text(call.get("result")))
+        return hashed_ancestor((p for p in named if p.startswith("/") or ":\\" in p), project_hash)
+
+    def fold_subagents(self, session_id: str, turns: list[TurnDraft]) -> None:
+        folder = self.path.parent / session_id
+        if not turns or not folder.is_dir():
+            return
+        for path in sorted(folder.glob("*.jsonl")):
+            sub = self.load(path, ReadReport())
+            if sub is None:
+                continue
+            started = parse_timestamp(sub.meta.get("startTime"))
+            turn = turns[-1]
+            if started is not None:
+                turn = next((t for t in reversed(turns) if t.asked_at <= started), turns[0])
+            for message in sub.messages.values():
+                calls = message.get("toolCalls") if message.get("type") == "gemini" else None
+                for call in calls if isinstance(calls, list) else []:
+                    if isinstance(call, dict) and isinstance(call.get("name"), str):
+                        failed = call.get("status") == "error"
+                        error = result_text(call.get("result")) if failed else None
+                        apply_tool(turn, call["name"], call.get("args"), error)
