@@ -11,7 +11,8 @@ busy timeout) and never locked: Crush may have it open.
 A sub-agent (the `agent` tool) runs as a child session whose id ends with `$$<tool call id>`
 and whose `parent_session_id` is the session that launched it; its tools fold into the turn
 that made that call. The project is the folder holding `.crush`, or the path Crush's
-`projects.json` (in its data folder) lists for a data directory kept elsewhere.
+`projects.json` (in its data folder) lists for a data directory kept elsewhere; failing both,
+the database's folder.
 """
 
 from __future__ import annotations
@@ -120,13 +121,14 @@ def _project(path: Path) -> str:
     listed = _registered(Places.here()).get(str(folder))
     if listed:
         return listed
-    return str(folder.parent) if folder.name == DATA_FOLDER else ""
+    return str(folder.parent) if folder.name == DATA_FOLDER else str(folder)
 
 
 class _Reader:
     def __init__(self, db: sqlite3.Connection, report: ReadReport, path: Path, project: str):
         self.db, self.report, self.path, self.project = db, report, path, project
         self.by_call: dict[str, TurnDraft] = {}
+        self.drafts: list[TurnDraft] = []  # finished once every sub-agent has folded in
 
     def run(self) -> None:
         rows = self.db.execute("SELECT * FROM sessions ORDER BY created_at, id")
@@ -144,6 +146,7 @@ class _Reader:
                 for role, parts, _ in self.messages(str(child["id"])):
                     if role == "assistant":
                         self.assistant(parts, turn, answer=False)
+        self.report.turns += [draft.finish() for draft in self.drafts]
 
     def messages(self, session_id: str) -> Iterator[tuple[str, list[dict[str, Any]], object]]:
         sql = (
@@ -178,8 +181,6 @@ class _Reader:
                 asked = "\n\n".join(text for text in texts if text)
                 if not asked:
                     continue
-                if turn is not None:
-                    self.report.turns.append(turn.finish())
                 turn = TurnDraft(
                     turn_id=f"crush:{session_id}:{number}",
                     session_id=session_id,
@@ -188,10 +189,9 @@ class _Reader:
                     asked_at=_time(created) or file_time(self.path),
                 )
                 number += 1
+                self.drafts.append(turn)
             elif turn is not None:
                 self.assistant(parts, turn, answer=role == "assistant")
-        if turn is not None:
-            self.report.turns.append(turn.finish())
 
     def assistant(self, parts: list[dict[str, Any]], turn: TurnDraft, answer: bool) -> None:
         for part in parts:

@@ -16,8 +16,9 @@ The project: `projectHash` is the SHA-256 of the project's absolute path, and cu
 the project folder by a slug that `~/.gemini/projects.json` maps from that path. The project is
 the path `projects.json` gives for the folder (or whose hash is `projectHash`); failing that, the
 ancestor of an absolute path the session's tools named whose hash is `projectHash`. When neither
-is known (the folder was copied elsewhere, the paths were anonymised) the project is left empty
-rather than guessed from where the file sits.
+is known (the folder was copied elsewhere, the paths were anonymised) the project is Gemini CLI's
+folder for it (`~/.gemini/tmp/<project-id>`): it names that project and no other, where a guess
+from the paths the tools named could name a subfolder, or another project.
 """
 
 from __future__ import annotations
@@ -335,9 +336,10 @@ class SessionReader:
         chats = self.path.parent
         if chats.name != "chats":  # a sub-agent's file, or a file outside the store
             chats = chats.parent
+        store_folder = str(chats.parent if chats.name == "chats" else self.path.parent)
         project = registered_project(chats.parent, project_hash) if chats.name == "chats" else ""
         if project or not project_hash:
-            return project
+            return project or store_folder
         named: list[str] = []
         for message in session.messages.values():
             for call in message.get("toolCalls") or []:
@@ -346,7 +348,8 @@ class SessionReader:
                     if isinstance(args, dict):
                         named += [str(args[k]) for k in PATH_ARGS if isinstance(args.get(k), str)]
                     named += ABSOLUTE.findall(result_text(call.get("result")))
-        return hashed_ancestor((p for p in named if p.startswith("/") or ":\\" in p), project_hash)
+        absolute = (p for p in named if p.startswith("/") or ":\\" in p)
+        return hashed_ancestor(absolute, project_hash) or store_folder
 
     def fold_subagents(self, session_id: str, turns: list[TurnDraft]) -> None:
         folder = self.path.parent / session_id

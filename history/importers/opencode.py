@@ -13,7 +13,7 @@ before the next one; each assistant `text` part is part of the answer. Tools are
 (`state.input`, `state.status` `error` with `state.error`); `patch` parts name edited files. A
 sub-agent runs as a child session (`parentID`): its tools fold into the turn whose `task` call
 names it (`state.metadata.sessionId`), and it is not read as a session of its own.
-The project is the session's `directory`.
+The project is the session's `directory` (without one: the folder of the file read).
 """
 
 from __future__ import annotations
@@ -206,7 +206,7 @@ class _Reader:
 
     def session(self, session: dict[str, Any]) -> None:
         session_id = str(session["id"])
-        project = str(session.get("directory") or "")
+        project = str(session.get("directory") or self.path.parent)
         parts = self.store.parts(session_id)
         turn: TurnDraft | None = None
         for message in self.store.messages(session_id):

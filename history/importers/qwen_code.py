@@ -9,7 +9,8 @@ a new branch from an earlier record, so the conversation is the chain of `parent
 ends at the last record; records on abandoned branches are left out. A record whose parent is not
 in the file (a compression restarts the chain) continues from the record before it.
 
-The project is each record's `cwd`. A `tool_result` record whose `toolCallResult.status` is
+The project is each record's `cwd` (without one: the store's folder for the project,
+`projects/<cwd slug>`). A `tool_result` record whose `toolCallResult.status` is
 `error`, or whose function response carries an `error`, is a failed tool result. Sub-agents
 (`task`) keep no file of their own here: only the launching call is seen.
 """
@@ -47,7 +48,8 @@ class QwenCode(Gemini):
         if root.is_file():
             yield root
         elif root.is_dir():
-            found = {*super().discover(root), *root.rglob("chats/*.jsonl")}
+            chats = (p for p in root.rglob("*.jsonl") if p.parent.name == "chats" or self.claims(p))
+            found = {*super().discover(root), *chats}
             yield from sorted(path for path in found if path.is_file())
 
     def claims(self, path: Path) -> bool:
@@ -147,7 +149,7 @@ class _ChainReader:
             TurnDraft(
                 turn_id=f"qwen-code:{session}:{record['uuid']}",
                 session_id=session,
-                project=str(record.get("cwd") or ""),
+                project=str(record.get("cwd") or self.path.parent.parent),
                 asked=asked,
                 asked_at=parse_timestamp(record.get("timestamp")) or file_time(self.path),
             )
