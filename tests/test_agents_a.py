@@ -7,9 +7,12 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bench.importer_rates import opencode_tree, write_crush_db, write_opencode_db
 from history import HistoryIndex
@@ -396,3 +399,33 @@ def test_import_list_shows_every_agent_where_it_looked_and_what_it_found(
     ]
     code, out, _ = recall(capsys, "import", "auto", "--json")
     assert (code, json.loads(out)["turns"]["new"]) == (0, 3)
+
+
+RECORD_WORDS = st.sampled_from(
+    ["id", "type", "user", "gemini", "content", "toolCalls", "name", "args", "status", "error",
+     "$set", "$rewindTo", "messages", "sessionId", "projectHash", "uuid", "parentUuid",
+     "message", "parts", "text", "functionCall", "functionResponse", "tool_result", "cwd"]
+)  # fmt: skip
+RECORD_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | RECORD_WORDS | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(RECORD_WORDS, inner, max_size=4),
+    max_leaves=12,
+)
+RECORD_LINES = st.dictionaries(RECORD_WORDS, RECORD_VALUES, max_size=5).map(json.dumps) | st.text()
+
+
+@given(st.lists(RECORD_LINES, max_size=12))
+def test_any_gemini_or_qwen_lines_are_read_without_raising(lines: list[str]) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "chats" / "session-x.jsonl"
+        path.parent.mkdir()
+        path.write_text("\n".join(lines), encoding="utf-8", errors="surrogatepass")
+        for fmt, name in (
+            ("gemini", "session-x.jsonl"),
+            ("qwen-code", "x.jsonl"),
+            ("gemini", "session-y.json"),
+        ):
+            path = path.rename(path.with_name(name))
+            report = read(fmt, path)
+            assert report.skipped <= report.lines
+            assert len({turn.turn_id for turn in report.turns}) == len(report.turns)
