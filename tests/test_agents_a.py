@@ -361,6 +361,19 @@ def test_import_auto_finds_every_store_on_each_system(
     assert import_transcripts(index, found, None, places=places).new == 0
 
 
+def test_agent_home_variables_move_their_stores(tmp_path: Path) -> None:
+    folders = {"GEMINI_CLI_HOME": "g", "CODEX_HOME": "c", "CLAUDE_CONFIG_DIR": "claude"}
+    env = {name: str(tmp_path / folder) for name, folder in folders.items()}
+    env["XDG_DATA_HOME"] = str(tmp_path / "d")
+    places = Places(tmp_path / "home", env, "Linux")
+    roots = {name: fmt.candidate_roots(places)[0] for name, fmt in FORMATS.items()}
+    assert roots["gemini"] == tmp_path / "g" / ".gemini" / "tmp"
+    assert roots["qwen-code"] == tmp_path / "home" / ".qwen" / "projects"
+    assert roots["codex"] == tmp_path / "c" / "sessions"
+    assert roots["claude-code"] == tmp_path / "claude" / "projects"
+    assert roots["opencode"] == tmp_path / "d" / "opencode"
+
+
 def test_vscode_global_storage_folders_per_system(tmp_path: Path) -> None:
     linux = vscode_global_storage(Places(tmp_path, {}, "Linux"), "ext.id")
     editions = ("Code", "Code - Insiders", "Cursor", "VSCodium")

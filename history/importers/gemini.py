@@ -209,6 +209,7 @@ class Session:
 class Gemini(TranscriptFormat):
     name = "gemini"
     home_folder = ".gemini"
+    home_variable: str | None = "GEMINI_CLI_HOME"  # stands for the home folder when set
 
     def default_root(self) -> Path:
         return self.candidate_roots(Places.here())[0]
@@ -217,6 +218,8 @@ class Gemini(TranscriptFormat):
         home = places.home
         if places.system == "Windows" and places.env.get("USERPROFILE"):
             home = Path(places.env["USERPROFILE"])
+        if self.home_variable and places.env.get(self.home_variable):
+            home = Path(places.env[self.home_variable])
         return [home / self.home_folder / "tmp"]
 
     def discover(self, root: Path) -> Iterator[Path]:

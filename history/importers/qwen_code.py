@@ -39,6 +39,7 @@ RECORD_TYPES = frozenset({"user", "assistant", "tool_result", "system"})
 class QwenCode(Gemini):
     name = "qwen-code"
     home_folder = ".qwen"
+    home_variable = None
 
     def candidate_roots(self, places: Places) -> list[Path]:
         legacy = super().candidate_roots(places)[0]
