@@ -110,6 +110,8 @@ def _place_words(exists: bool, sessions: int) -> str:
 
 def _shown(path: Path) -> str:
     home = Path.home()
+    if path == home:
+        return "~"
     return f"~/{path.relative_to(home)}" if path.is_relative_to(home) else str(path)
 
 
