@@ -130,6 +130,11 @@ def test_gemini_half_written_json_keeps_the_whole_messages_before_the_cut(tmp_pa
     assert read("gemini", garbage).turns == [] and read("gemini", garbage).problems
 
 
+def test_a_gemini_sub_agent_file_read_alone_has_no_turns_of_its_own() -> None:
+    report = read("gemini", GEMINI_STORE / "tmp/shop/chats/s-gem-1/s-gem-sub.jsonl")
+    assert (report.turns, report.problems) == ([], [])
+
+
 def test_gemini_checkpoint_rebuilds_the_messages(tmp_path: Path) -> None:
     path = tmp_path / "session-x.jsonl"
     lines = [

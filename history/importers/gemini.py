@@ -5,8 +5,8 @@ every update. A `.jsonl` file is appended to and read by applying its records in
 metadata record, message records (an `id` seen before replaces that message, in its place),
 `{"$set": {...}}` (merges metadata; with `messages` it is a checkpoint that rebuilds them) and
 `{"$rewindTo": id}` (drops that message and every later one). A sub-agent's file,
-`chats/<parentSessionId>/<sessionId>.jsonl`, is not a session: its tool calls fold into the
-parent's turn that was under way when the sub-agent started.
+`chats/<parentSessionId>/<sessionId>.jsonl` (`kind: "subagent"`), is not a session: its tool
+calls fold into the parent's turn that was under way when the sub-agent started.
 
 A turn is a `user` message through the `gemini` messages before the next one; `info`, `error`
 and `warning` messages are notices. Tool calls and their results sit together in a gemini
@@ -252,8 +252,8 @@ class SessionReader:
 
     def run(self) -> ReadReport:
         session = self.load(self.path, self.report)
-        if session is None:
-            return self.report
+        if session is None or session.meta.get("kind") == "subagent":
+            return self.report  # a sub-agent's prompts come from its parent, not a person
         session_id = str(session.meta.get("sessionId") or self.path.stem)
         project = self.project(session)
         turns: list[TurnDraft] = []
