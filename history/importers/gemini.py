@@ -23,11 +23,9 @@ from the paths the tools named could name a subfolder, or another project.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import re
-from collections.abc import Iterable, Iterator
-from pathlib import Path, PurePosixPath, PureWindowsPath
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from history.importers.base import (
@@ -39,171 +37,8 @@ from history.importers.base import (
     open_lines,
     parse_timestamp,
 )
-
-CONVERSATION = ("user", "gemini")
-NOTICES = frozenset({"info", "error", "warning"})
-SHELL_TOOLS = frozenset({"run_shell_command"})
-WRITE_TOOLS = frozenset({"write_file"})
-REPLACE_TOOLS = frozenset({"replace", "edit"})
-READ_TOOLS = frozenset({"read_file"})
-# Search tools whose results are pages of the open web: they taint a turn like a fetch does.
-WEB_SEARCH_TOOLS = frozenset({"google_web_search", "web_search"})
-PATH_ARGS = ("file_path", "absolute_path", "path", "dir_path", "directory")
-ABSOLUTE = re.compile(r"(?:/|[A-Za-z]:\\)[^\s\"'`,;:()<>|]+")
-
-
-def part_texts(content: object) -> list[str]:
-    """The texts of a message's content: a string, or a list of parts (thoughts left out)."""
-    if isinstance(content, str):
-        return [content]
-    if isinstance(content, dict):
-        content = [content]
-    if not isinstance(content, list):
-        return []
-    return [
-        part["text"]
-        for part in content
-        if isinstance(part, dict) and isinstance(part.get("text"), str) and not part.get("thought")
-    ]
-
-
-def result_text(result: object) -> str:
-    """A tool result's text: `functionResponse.response.error` or `.output`, or a string."""
-    if isinstance(result, str):
-        return result
-    texts = []
-    for item in result if isinstance(result, list) else [result]:
-        response = item.get("functionResponse") if isinstance(item, dict) else None
-        body = response.get("response") if isinstance(response, dict) else None
-        if isinstance(body, dict):
-            value = body.get("error", body.get("output"))
-            if isinstance(value, str):
-                texts.append(value)
-    return "\n".join(texts)
-
-
-def apply_tool(turn: TurnDraft, name: str, args: object, error: str | None) -> None:
-    """What one Gemini-style tool call tells about a turn; `error` is a failed call's output."""
-    turn.use_tool(name)
-    if name in WEB_SEARCH_TOOLS:
-        turn.tainted = True
-    if isinstance(args, dict):
-        tool_args(turn, name, args)
-    if error is not None:
-        turn.failed(error or f"{name} failed")
-
-
-def tool_args(turn: TurnDraft, name: str, args: dict[str, Any]) -> None:
-    path = next((args[key] for key in PATH_ARGS if isinstance(args.get(key), str)), None)
-    if name in SHELL_TOOLS and isinstance(args.get("command"), str):
-        turn.run_shell(args["command"])
-    elif name in WRITE_TOOLS and path:
-        turn.write_file(path, str(args.get("content") or ""))
-    elif name in REPLACE_TOOLS and path:
-        turn.write_file(path, str(args.get("new_string") or ""))
-    elif name in READ_TOOLS and path:
-        turn.touch(path)
-    elif name == "read_many_files" and isinstance(args.get("paths"), list):
-        for item in args["paths"]:
-            if isinstance(item, str) and not any(c in item for c in "*?["):
-                turn.touch(item)
-
-
-def path_hash(path: str) -> str:
-    return hashlib.sha256(path.encode("utf-8")).hexdigest()
-
-
-def hashed_ancestor(paths: Iterable[str], project_hash: str) -> str:
-    """The ancestor of one of `paths` whose SHA-256 is `project_hash`, or ""."""
-    seen: set[str] = set()
-    for text in paths:
-        pure = PureWindowsPath(text) if re.match(r"[A-Za-z]:\\", text) else PurePosixPath(text)
-        for candidate in (pure, *pure.parents):
-            name = str(candidate).rstrip(".")
-            if name in seen:
-                break
-            seen.add(name)
-            if path_hash(name) == project_hash:
-                return name
-    return ""
-
-
-def registered_project(project_dir: Path, project_hash: str) -> str:
-    """The path `projects.json` (`{"projects": {path: slug}}`, beside `tmp/`) maps to this
-    project folder's slug, or whose hash is `project_hash`."""
-    if project_dir.parent.name != "tmp":
-        return ""
-    try:
-        data = json.loads((project_dir.parent.parent / "projects.json").read_text("utf-8"))
-    except (OSError, ValueError):
-        return ""
-    projects = data.get("projects") if isinstance(data, dict) else None
-    if not isinstance(projects, dict):
-        return ""
-    for path, slug in projects.items():
-        if slug == project_dir.name or (project_hash and path_hash(path) == project_hash):
-            return str(path)
-    return ""
-
-
-def salvage(text: str) -> dict[str, Any] | None:
-    """A half-written session object: its `sessionId`, `projectHash`, `startTime` and each
-    whole message before the cut, or None when it is not a session at all."""
-    meta = {
-        key: found.group(1)
-        for key in ("sessionId", "projectHash", "startTime")
-        if (found := re.search(rf'"{key}"\s*:\s*"([^"]*)"', text))
-    }
-    start = re.search(r'"messages"\s*:\s*\[', text)
-    if "sessionId" not in meta or start is None:
-        return None
-    decoder, messages, at = json.JSONDecoder(), [], start.end()
-    while True:
-        while at < len(text) and text[at] in " \t\r\n,":
-            at += 1
-        try:
-            message, at = decoder.raw_decode(text, at)
-        except ValueError:
-            break
-        messages.append(message)
-    return {**meta, "messages": messages}
-
-
-class Session:
-    """A session's metadata and messages after its records are applied in order."""
-
-    def __init__(self) -> None:
-        self.meta: dict[str, Any] = {}
-        self.messages: dict[str, dict[str, Any]] = {}
-
-    def apply(self, record: dict[str, Any]) -> bool:
-        """Apply one record; False when it is none of the kinds a session file holds."""
-        if isinstance(record.get("$rewindTo"), str):
-            ids = list(self.messages)
-            if record["$rewindTo"] in self.messages:
-                cut = ids.index(record["$rewindTo"])
-                self.messages = {key: self.messages[key] for key in ids[:cut]}
-        elif isinstance(record.get("$set"), dict):
-            changes = dict(record["$set"])
-            if isinstance(changes.get("messages"), list):
-                self.messages = {}
-                self.add_all(changes.pop("messages"))
-            self.meta.update(changes)
-        elif isinstance(record.get("id"), str) and isinstance(record.get("type"), str):
-            self.messages[record["id"]] = record
-        elif "sessionId" in record:
-            messages = record.get("messages")
-            self.meta.update({k: v for k, v in record.items() if k != "messages"})
-            if isinstance(messages, list):
-                self.add_all(messages)
-        else:
-            return False
-        return True
-
-    def add_all(self, messages: list[Any]) -> None:
-        for message in messages:
-            if isinstance(message, dict) and isinstance(message.get("id"), str):
-                self.messages[message["id"]] = message
+from history.importers.gemini_session import Session, hashed_ancestor, registered_project, salvage
+from history.importers.gemini_tools import ABSOLUTE, PATH_ARGS, apply_tool, part_texts, result_text
 
 
 class Gemini(TranscriptFormat):

@@ -31,7 +31,8 @@ from history.importers.base import (
     open_lines,
     parse_timestamp,
 )
-from history.importers.gemini import Gemini, SessionReader, apply_tool, part_texts, result_text
+from history.importers.gemini import Gemini, SessionReader
+from history.importers.gemini_tools import apply_tool, part_texts, result_text
 
 RECORD_TYPES = frozenset({"user", "assistant", "tool_result", "system"})
 
