@@ -45,6 +45,7 @@ needs_corpus = pytest.mark.skipif(
 # - aider zen-mcp-server: all 8 inputs are /add and /copy-context commands = 0.
 # - claude-code entireio 37: 4 typed user lines - 1 "[Request interrupted by user for tool use]"
 #   = 3; entireio 44: 1 typed user line.
+# - gemini: the `user` messages (3 and 5); the rest are `gemini` messages.
 CORPUS_TURNS = [
     ("claude-code", "claude-code/reliability-coverage-test-fix.jsonl", 1),
     ("claude-code", "claude-code/episodic-memory-tiny.jsonl", 2),
@@ -58,6 +59,12 @@ CORPUS_TURNS = [
     ("aider", "aider/afi-core.aider.chat.history.md", 28),
     ("aider", "aider/monochromatic.aider.chat.history.md", 38),
     ("aider", "aider/zen-mcp-server.aider.chat.history.md", 0),
+    ("gemini", "gemini/codemie-ai-codemie-code--session-2025-12-01T21-45-5b959dae.json", 3),
+    (
+        "gemini",
+        "gemini/codemie-ai-codemie-code--session-2026-01-16T11-01-file-ops-37b7abef.json",
+        5,
+    ),
 ]
 
 

@@ -28,6 +28,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from history.importers.base import (
+    Places,
     ReadReport,
     TranscriptFormat,
     TurnDraft,
@@ -60,6 +61,14 @@ class Aider(TranscriptFormat):
 
     def default_root(self) -> Path:
         return Path.cwd()
+
+    def candidate_roots(self, places: Places) -> list[Path]:
+        """Aider writes its history in the folder it runs in: the current one, and the home
+        folder (where a quick `aider` is often started)."""
+        return list(dict.fromkeys([Path.cwd(), places.home]))
+
+    def claims(self, path: Path) -> bool:
+        return path.name.endswith(HISTORY_NAME)
 
     def discover(self, root: Path) -> Iterator[Path]:
         """The history file itself, or history files in `root` and its direct subfolders."""

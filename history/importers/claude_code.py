@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
 from history.importers.base import (
     DraftReader,
+    Places,
     ReadReport,
     TranscriptFormat,
     TurnDraft,
@@ -96,7 +98,30 @@ class ClaudeCode(TranscriptFormat):
     name = "claude-code"
 
     def default_root(self) -> Path:
-        return Path.home() / ".claude" / "projects"
+        return self.candidate_roots(Places.here())[0]
+
+    def candidate_roots(self, places: Places) -> list[Path]:
+        """`$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects` (`%USERPROFILE%` on
+        Windows)."""
+        home = places.home
+        if places.system == "Windows" and places.env.get("USERPROFILE"):
+            home = Path(places.env["USERPROFILE"])
+        config = places.env.get("CLAUDE_CONFIG_DIR")
+        return [Path(config) / "projects" if config else home / ".claude" / "projects"]
+
+    def claims(self, path: Path) -> bool:
+        """A JSONL file whose lines carry a `sessionId` or a Claude Code line type, with
+        Anthropic-style `content` (Qwen Code's records, also keyed by `sessionId`, hold
+        Gemini `parts`; Gemini CLI's carry a `projectHash`)."""
+        if path.suffix != ".jsonl":
+            return False
+        for line in islice(json_objects(path, ReadReport()), 20):
+            message = line.get("message")
+            if "projectHash" in line or (isinstance(message, dict) and "parts" in message):
+                return False
+            if "sessionId" in line or line.get("type") in KNOWN_TYPES:
+                return True
+        return False
 
     def discover(self, root: Path) -> Iterator[Path]:
         for path in sorted_files(root, "*.jsonl"):

@@ -22,11 +22,13 @@ import json
 import re
 import shlex
 from collections.abc import Iterator
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
 from history.importers.base import (
     DraftReader,
+    Places,
     ReadReport,
     TranscriptFormat,
     TurnDraft,
@@ -82,10 +84,27 @@ class Codex(TranscriptFormat):
     name = "codex"
 
     def default_root(self) -> Path:
-        return Path.home() / ".codex" / "sessions"
+        return self.candidate_roots(Places.here())[0]
+
+    def candidate_roots(self, places: Places) -> list[Path]:
+        """`$CODEX_HOME` (default `~/.codex`, `%USERPROFILE%\\.codex` on Windows): its
+        `sessions` and `archived_sessions`."""
+        home = places.home
+        if places.system == "Windows" and places.env.get("USERPROFILE"):
+            home = Path(places.env["USERPROFILE"])
+        codex = Path(places.env.get("CODEX_HOME") or home / ".codex")
+        return [codex / "sessions", codex / "archived_sessions"]
 
     def discover(self, root: Path) -> Iterator[Path]:
         yield from sorted_files(root, "*.jsonl")
+
+    def claims(self, path: Path) -> bool:
+        if path.suffix != ".jsonl":
+            return False
+        for line in islice(json_objects(path, ReadReport()), 20):
+            if isinstance(line.get("payload"), dict) and line.get("type") in KNOWN_TYPES:
+                return True
+        return False
 
     def read(self, path: Path) -> ReadReport:
         return _Reader(path).run()
