@@ -75,7 +75,7 @@ def router(index: HistoryIndex, token: str | None = None) -> APIRouter:
     """The endpoints, for a host app's `include_router`. With `token`, all but `/healthz`
     require `Authorization: Bearer <token>`, checked before the body is read. A host that does
     not want FastAPI's 422 bodies to echo the input installs `validation_error_handler` for
-    `RequestValidationError`."""
+    `RequestValidationError`; one that listens on loopback adds `origin_guard.OriginGuard`."""
     if token is not None and not token:
         raise ValueError("an empty token guards nothing: pass None or a secret")
     down: Responses = {503: _error("the index could not be read or written")}

@@ -1,4 +1,5 @@
-"""`recall serve`: the HTTP API on uvicorn. Loopback unless a token guards it.
+"""`recall serve`: the HTTP API on uvicorn. Loopback unless a token guards it (or
+`--open-to-network-without-token` says that is meant); answering only its own names.
 
 Also `python -m history.api.serve --home H --port 8765`, the same as `recall serve`.
 """
