@@ -15,13 +15,16 @@ from history.i18n import LANGUAGES
 from history.web.messages import MESSAGES, messages
 from history.web.page import LANGUAGE_NAMES
 from tests.fakes import FakeTurnRepository
+from tests.loopback import LOOPBACK
 
 STATIC = resources.files("history.web").joinpath("static")
 
 
 @pytest.fixture
 def client() -> TestClient:
-    return TestClient(create_app(HistoryIndex(FakeTurnRepository(), full_text=False)))
+    return TestClient(
+        create_app(HistoryIndex(FakeTurnRepository(), full_text=False)), base_url=LOOPBACK
+    )
 
 
 def page_data(html: str) -> dict[str, object]:
@@ -87,7 +90,8 @@ def test_the_messages_cannot_close_the_script_they_sit_in(
 
 def test_with_a_token_the_page_opens_but_the_history_does_not() -> None:
     guarded = TestClient(
-        create_app(HistoryIndex(FakeTurnRepository(), full_text=False), token="s3cret")
+        create_app(HistoryIndex(FakeTurnRepository(), full_text=False), token="s3cret"),
+        base_url=LOOPBACK,
     )
     assert guarded.get("/").status_code == 200
     assert guarded.get("/page/app.js").status_code == 200

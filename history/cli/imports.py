@@ -64,6 +64,15 @@ def cmd_import(args: argparse.Namespace) -> int:
         print(summary.sentence(language.messages()))
         for problem in summary.as_dict()["problems"]:
             print(f"recall import: {problem}", file=sys.stderr)
+    if summary.failed and not (summary.new or summary.updated or summary.unchanged):
+        print(
+            _(
+                "recall import: turns were read but none could be recorded: the database "
+                "cannot be written (`recall doctor --check-only` says whether it is damaged)."
+            ),
+            file=sys.stderr,
+        )
+        return FAILED
     return OK if summary.files else NOTHING
 
 
@@ -143,7 +152,10 @@ def cmd_hook(args: argparse.Namespace) -> int:
 def register(commands: Commands, common: argparse.ArgumentParser) -> None:
     """Add the import and hook sub-commands."""
     defaults = ", ".join(f"{fmt.name}: {_default(fmt)}" for fmt in FORMATS.values())
-    exits = _("Exit codes: 0 something was read, 1 nothing found, 2 usage error.")
+    exits = _(
+        "Exit codes: 0 something was read, 1 nothing found, 2 usage error, 3 turns were read "
+        "but none could be recorded."
+    )
     parser = commands.add_parser(
         "import",
         parents=[common],
