@@ -48,8 +48,10 @@ from history.store.postgres.search_scope import Budget, Scope
 from history.store.postgres.statistics import WordCounts
 from history.store.rows import Ranked
 
-# ts_rank's weights, {D, C, B, A}: the project tag, the answer, the file names, the question.
-WEIGHTS = "{0, 0.3, 0.4, 1.0}"
+# ts_rank's weights, {D, C, B, A}: the work (and the project tag, which only narrows: no query
+# word is a tag), the answer, the file names, the question. The work weighs half the answer, as
+# on SQLite (history.ranking.COLUMN_WEIGHTS).
+WEIGHTS = "{0.15, 0.3, 0.4, 1.0}"
 # The scale of Hit.score: the most one word's ts_rank is taken to reach.
 RANK_CEILING = 1.5
 # Rows one search may rank (in one project fewer, for its tighter target); a part past what is
