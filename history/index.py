@@ -100,6 +100,9 @@ class HistoryIndex:
 
         Every text passes through `redact` first; if redaction itself fails nothing is written.
         Returns False, after logging the turn id (never its text), when the turn was not stored.
+        `work`: what the turn did, one entry a line (`$ command`, `! failure line`, `~ path`
+        then `+ added line`s), searched below the answer. Without `asked_at` a turn already
+        stored keeps its time (a new one is asked now).
         """
         stored = self.record_outcome(
             turn_id=turn_id,

@@ -250,3 +250,19 @@ def test_0016_gives_old_turns_no_work_keeps_them_found_and_its_downgrade_drops_t
     index.close()
     if backend != "sqlite":
         postgres.drop(name)
+
+
+def test_a_turn_spooled_during_a_forget_keeps_its_work_when_it_moves_in(tmp_path: Path) -> None:
+    from history.prepare import prepare
+    from history.store.sqlite.repository import SqliteTurnRepository
+
+    index = HistoryIndex.open(tmp_path / "history.db")
+    repository = index._repository
+    assert isinstance(repository, SqliteTurnRepository)
+    turn = prepare("spooled", "s", "/w/shop", "asked", "", (), (), (), False, None, work=WORK)
+    assert repository.spool.add(turn, lambda: True)  # as a record does while a forget holds on
+    assert index.tidy()
+    stored = index.turn("spooled")
+    assert stored is not None and stored.work == WORK
+    assert [hit.turn_id for hit in index.search("zanzitable", project="/w/shop")] == ["spooled"]
+    index.close()
