@@ -266,3 +266,20 @@ def test_a_turn_spooled_during_a_forget_keeps_its_work_when_it_moves_in(tmp_path
     assert stored is not None and stored.work == WORK
     assert [hit.turn_id for hit in index.search("zanzitable", project="/w/shop")] == ["spooled"]
     index.close()
+
+
+def test_recovering_a_file_from_before_the_work_keeps_its_turns(tmp_path: Path) -> None:
+    from history.store.sqlite.recovery import recover_in_place
+
+    path = tmp_path / "history.db"
+    engine = sqlite_db.create_sqlite_engine(sqlite_db.database_url(path))
+    migrations.upgrade(engine, "0015_postgres_project_words")
+    with sqlite_db.writer(engine).begin() as conn:
+        conn.execute(text(OLD_ROW), {"at": AT.replace(tzinfo=None)})
+    engine.dispose()
+    salvaged, _ = recover_in_place(path)
+    assert salvaged.copied["turns"] == 1 and not salvaged.damaged
+    index = HistoryIndex.open(path)
+    (hit,) = index.search("argon2id", project="/p")
+    assert hit.turn_id == "old-1" and hit.work == ""
+    index.close()
