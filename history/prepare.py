@@ -106,8 +106,9 @@ class TurnFields(Protocol):
     def tainted(self) -> bool: ...
     @property
     def asked_at(self) -> datetime | None: ...
-    @property
-    def work(self) -> str: ...
+
+    # And `work: str` where it has one (an `ImportedTurn` does): a turn without is read as
+    # having done nothing that was logged, as every caller's turns were before it.
 
 
 def prepare_fields(item: TurnFields, ids: IdMask | None = None) -> NewTurn:
@@ -124,7 +125,7 @@ def prepare_fields(item: TurnFields, ids: IdMask | None = None) -> NewTurn:
         item.tainted,
         item.asked_at,
         ids,
-        item.work,
+        str(getattr(item, "work", "")),
     )
 
 

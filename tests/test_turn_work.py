@@ -283,3 +283,24 @@ def test_recovering_a_file_from_before_the_work_keeps_its_turns(tmp_path: Path) 
     (hit,) = index.search("argon2id", project="/p")
     assert hit.turn_id == "old-1" and hit.work == ""
     index.close()
+
+
+def test_record_many_still_takes_turns_that_carry_no_work(index: HistoryIndex) -> None:
+    from dataclasses import dataclass
+
+    @dataclass
+    class OwnTurn:  # a caller's own turn type, as record_many took before the work existed
+        turn_id: str
+        session_id: str = "s"
+        project: str = "/w/shop"
+        asked: str = "an older caller's question"
+        answered: str = "its answer"
+        files: tuple[str, ...] = ()
+        edited: tuple[str, ...] = ()
+        tools: tuple[str, ...] = ()
+        tainted: bool = False
+        asked_at: datetime | None = None
+
+    assert index.record_many([OwnTurn("own-1")]).new == 1
+    stored = index.turn("own-1")
+    assert stored is not None and stored.work == ""
