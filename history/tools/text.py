@@ -34,13 +34,19 @@ def tail(path: str, width: int) -> str:
     return path if len(path) <= width else "…" + path[-(width - 1) :]
 
 
-def file_line(label: str, paths: Sequence[str], width: int, _: Messages = ENGLISH) -> str:
-    """`label: a, b +N more`, as many paths as fit in about `width` characters."""
+def file_line(
+    label: str, paths: Sequence[str], width: int, _: Messages = ENGLISH, whole: bool = False
+) -> str:
+    """`label: a, b +N more`, as many paths as fit in about `width` characters; each path cut
+    to its end unless `whole` (a turn shown in full)."""
     shown: list[str] = []
     used = len(label) + 2
     for i, path in enumerate(paths):
         more = " " + _("+{count} more", count=len(paths) - i - 1) if i < len(paths) - 1 else ""
-        item = tail(path, 60 if shown else max(16, min(60, width - used - len(more))))
+        if whole:
+            item = path
+        else:
+            item = tail(path, 60 if shown else max(16, min(60, width - used - len(more))))
         if shown and used + len(item) + 2 + len(more) > width:
             break
         shown.append(item)
@@ -62,16 +68,18 @@ def dated(asked_at: datetime, now: datetime, _: Messages = ENGLISH) -> str:
     return f"{when:%Y-%m-%d %H:%M} ({ago})"
 
 
-def files_told_apart(turn: Turn, width: int, _: Messages = ENGLISH) -> list[str]:
+def files_told_apart(
+    turn: Turn, width: int, _: Messages = ENGLISH, whole: bool = False
+) -> list[str]:
     """`edited:` and `read:` lines (a file edited is not listed as read), paths under the turn's
-    project relative to it, each about `width` characters at most."""
+    project relative to it, each about `width` characters at most (`whole`: no path cut)."""
     prefix = turn.project.rstrip("/") + "/"
     edited = list(dict.fromkeys(path.removeprefix(prefix) for path in turn.edited))
     files = dict.fromkeys(path.removeprefix(prefix) for path in turn.files)
     for path in edited:
         files.pop(path, None)
     return [
-        file_line(label, paths, width, _)
+        file_line(label, paths, width, _, whole)
         for label, paths in ((_("edited"), edited), (_("read"), list(files)))
         if paths
     ]
@@ -90,8 +98,10 @@ def hit_block(
 ) -> str:
     """Hit number `n`, at most `budget` characters. `quoting`: the turn itself ran recall_history;
     `foreign`: the turn is from another project than the one searched from, so it is named."""
-    turn = _("turn {turn}", turn=clip(hit.turn_id, 64))
-    conversation = _("conversation {conversation}", conversation=clip(hit.session_id, 64))
+    # The ids whole, so that either opens what it names when pasted into recall_turn or
+    # `recall show`: the first line is never cut.
+    turn = _("turn {turn}", turn=hit.turn_id)
+    conversation = _("conversation {conversation}", conversation=hit.session_id)
     lines = [f"[{n}] {dated(hit.asked_at, now, _)} · {turn} · {conversation}"]
     if hit.tainted:
         lines.append(_(TAINT_LINE))
@@ -108,4 +118,4 @@ def hit_block(
     answered_width = max(40, min(ANSWERED_MAX, room - asked_width))
     lines.append(_("answered") + f": {excerpt(hit.answered, words, answered_width)}")
     block = "\n".join([*lines, *listed])
-    return block if len(block) <= budget else block[: budget - 1] + "…"
+    return block if len(block) <= budget else block[: max(budget - 1, len(lines[0]) + 1)] + "…"
