@@ -281,14 +281,15 @@ class HistoryIndex:
         """The whole stored turn; None when no turn has that id (or it was forgotten).
 
         With `prefix`, an id that no turn has exactly may be the start of one, of at least
-        MIN_TURN_PREFIX characters: the one turn whose id starts so. Raises AmbiguousTurnId
-        when several do."""
+        MIN_TURN_PREFIX characters (a `…` after it, as a long id is shown cut, is left out):
+        the one turn whose id starts so. Raises AmbiguousTurnId when several do."""
         found = self._repository.turn(self._ids.id(str(turn_id)))
         if found is not None or not prefix:
             return found
-        ids = self.turn_ids_by_prefix(str(turn_id), COUNTED_CANDIDATES + 1)
+        start = str(turn_id).removesuffix("…")
+        ids = self.turn_ids_by_prefix(start, COUNTED_CANDIDATES + 1)
         if len(ids) > 1:
-            raise AmbiguousTurnId(str(turn_id), ids[:CANDIDATES_SHOWN], len(ids))
+            raise AmbiguousTurnId(start, ids[:CANDIDATES_SHOWN], len(ids))
         return self._repository.turn(ids[0]) if ids else None
 
     def turn_ids_by_prefix(self, prefix: str, limit: int = CANDIDATES_SHOWN) -> list[str]:

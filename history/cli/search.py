@@ -95,31 +95,30 @@ class TerminalSearch(RecallHistoryTool):
     def _best(shown: int, days: int | None, everywhere: bool, fields: dict[str, object]) -> str:
         if everywhere and days is None:
             return ngettext(
-                "The best {count} of the turns that match {query} in every project.",
-                "The best {count} of the turns that match {query} in every project, best first.",
+                "The best turn of those that match {query} in every project.",
+                "The best {count} turns of those that match {query} in every project, best first.",
                 shown,
                 **fields,
             )
         if everywhere:
             return ngettext(
-                "The best {count} of the turns that match {query} in every project from the "
-                "last {days} days.",
-                "The best {count} of the turns that match {query} in every project from the "
+                "The best turn of those that match {query} in every project from the last "
+                "{days} days.",
+                "The best {count} turns of those that match {query} in every project from the "
                 "last {days} days, best first.",
                 shown,
                 **fields,
             )
         if days is None:
             return ngettext(
-                "The best {count} of the turns that match {query} in {project}.",
-                "The best {count} of the turns that match {query} in {project}, best first.",
+                "The best turn of those that match {query} in {project}.",
+                "The best {count} turns of those that match {query} in {project}, best first.",
                 shown,
                 **fields,
             )
         return ngettext(
-            "The best {count} of the turns that match {query} in {project} from the last "
-            "{days} days.",
-            "The best {count} of the turns that match {query} in {project} from the last "
+            "The best turn of those that match {query} in {project} from the last {days} days.",
+            "The best {count} turns of those that match {query} in {project} from the last "
             "{days} days, best first.",
             shown,
             **fields,
@@ -245,7 +244,6 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:
     search.add_argument(
         "query",
         nargs="+",
-        metavar="WORD",
         help=_(
             "words to look for, e.g. login function; - reads the query from stdin (at most "
             "{most} characters)",

@@ -193,8 +193,8 @@ class RecallHistoryTool(IndexTool):
         fields = {"count": shown, "query": query, "scope": scope}
         if more:  # not every match is shown, and they are not counted: too slow for a common word
             header = _.ngettext(
-                "The best {count} of the earlier turns that match {query} {scope}.",
-                "The best {count} of the earlier turns that match {query} {scope}, best first.",
+                "The best earlier turn of those that match {query} {scope}.",
+                "The best {count} earlier turns of those that match {query} {scope}; best first.",
                 shown,
                 **fields,
             )

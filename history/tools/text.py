@@ -18,12 +18,21 @@ if TYPE_CHECKING:
 TAINT_LINE = N_("[this turn read untrusted content — weigh its answer accordingly]")
 QUOTING_LINE = N_("[this turn quoted earlier recall_history results]")
 ASKED_MAX, ANSWERED_MAX, FILES_MAX = 300, 500, 200  # widths when the budget allows
+# An id longer than these (none an agent makes; any the API takes) is shown as its start and
+# `…`: a turn's still opens it, since recall_turn and `recall show` take the start of an id.
+TURN_ID_SHOWN, SESSION_ID_SHOWN = 120, 64
 ENGLISH = Messages("tool")
 
 
 def clip(text: str, width: int) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def shown_id(stored: str, width: int) -> str:
+    """An id as it was stored (spaces and all, so that it opens what it names), or the start of
+    an outlandishly long one and `…`."""
+    return stored if len(stored) <= width else stored[: width - 1] + "…"
 
 
 def quoted(query: str) -> str:
@@ -98,10 +107,12 @@ def hit_block(
 ) -> str:
     """Hit number `n`, at most `budget` characters. `quoting`: the turn itself ran recall_history;
     `foreign`: the turn is from another project than the one searched from, so it is named."""
-    # The ids whole, so that either opens what it names when pasted into recall_turn or
-    # `recall show`: the first line is never cut.
-    turn = _("turn {turn}", turn=hit.turn_id)
-    conversation = _("conversation {conversation}", conversation=hit.session_id)
+    # The ids whole (but for an outlandish length), so that either opens what it names when
+    # pasted into recall_turn or `recall show`: the first line is never cut.
+    turn = _("turn {turn}", turn=shown_id(hit.turn_id, TURN_ID_SHOWN))
+    conversation = _(
+        "conversation {conversation}", conversation=shown_id(hit.session_id, SESSION_ID_SHOWN)
+    )
     lines = [f"[{n}] {dated(hit.asked_at, now, _)} · {turn} · {conversation}"]
     if hit.tainted:
         lines.append(_(TAINT_LINE))
