@@ -283,6 +283,8 @@ class HistoryIndex:
         With `prefix`, an id that no turn has exactly may be the start of one, of at least
         MIN_TURN_PREFIX characters (a `…` after it, as a long id is shown cut, is left out):
         the one turn whose id starts so. Raises AmbiguousTurnId when several do."""
+        if not _storable(str(turn_id)):
+            return None  # no stored id holds a NUL or a lone surrogate
         found = self._repository.turn(self._ids.id(str(turn_id)))
         if found is not None or not prefix:
             return found
