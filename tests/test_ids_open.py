@@ -158,7 +158,7 @@ def test_the_http_turn_view_opens_a_start_and_answers_409_with_the_candidates(
         assert body["candidates"] == CLAUDE_IDS and body["count"] == 3 and body["counted"]
         assert body["detail"].startswith("more than one turn id starts with this")
 
-        assert client.get("/api/code/turns/claude-c").status_code == 404
+        assert client.get("/api/code/turns/claude-").status_code == 404
         spoken = client.get(
             "/api/code/turns/claude-code:c64cc478", headers={"Accept-Language": "fr"}
         )
