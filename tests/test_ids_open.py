@@ -24,9 +24,7 @@ pytestmark = pytest.mark.both_backends
 NOW = datetime.now(UTC)
 SESSION = "c64cc478-5d3e-4f4a-9a43-0b8f3c1d2e4f"
 # Claude Code's shape: the agent, the conversation, the prompt's uuid (85 characters).
-CLAUDE_IDS = [
-    f"claude-code:{SESSION}:{n}b4951f2-dc07-4a1e-8c3b-5e6f7a8b9c0d" for n in range(3)
-]
+CLAUDE_IDS = [f"claude-code:{SESSION}:{n}b4951f2-dc07-4a1e-8c3b-5e6f7a8b9c0d" for n in range(3)]
 
 
 def record(index: HistoryIndex, turn_id: str, session_id: str = SESSION, **extra: Any) -> None:
