@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 from history import HistoryIndex
 from history.api import create_app
 from history.cli import main
-from history.cli.search import STDIN_QUERY_CHARS
+from history.cli.search_query import STDIN_QUERY_CHARS
 from history.query import MAX_QUERY_WORDS
 from history.tools.recall_history import RecallHistoryTool
 

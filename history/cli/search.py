@@ -10,32 +10,13 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
 from dataclasses import asdict
 
 from history.cli.common import NOTHING, OK, USAGE, Commands, open_index, positive, top_k
 from history.cli.language import _, ngettext, number
-from history.query import MAX_QUERY_WORDS, dropped_words, terms
+from history.cli.search_query import STDIN_QUERY_CHARS, WordsAnywhere, read_query, say_kept
 from history.tools.arguments import BadArgument
 from history.tools.recall_history import MAX_K, RecallHistoryTool
-
-# The most of a query `recall search -` reads from stdin: a longer one is refused, not cut.
-STDIN_QUERY_CHARS = 10_000
-
-
-class WordsAnywhere(argparse.ArgumentParser):
-    """A parser whose words may stand between its options (`recall search login -k 3 hashing`):
-    argparse leaves the words after an option over, and they are put back with the others."""
-
-    def parse_known_args(  # type: ignore[override]
-        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
-    ) -> tuple[argparse.Namespace, list[str]]:
-        parsed, extras = super().parse_known_args(args, namespace)
-        words = [word for word in extras if word == "-" or not word.startswith("-")]
-        if words and isinstance(getattr(parsed, "query", None), list):
-            parsed.query += words
-            extras = [word for word in extras if word not in words]
-        return parsed, extras
 
 
 class TerminalSearch(RecallHistoryTool):
@@ -171,33 +152,8 @@ class TerminalSearch(RecallHistoryTool):
         )
 
 
-def _query(words: list[str]) -> str | None:
-    """The words given, or with `-` alone the query read from stdin; None after saying why
-    there is none."""
-    if words != ["-"]:
-        return " ".join(words)
-    text = sys.stdin.read(STDIN_QUERY_CHARS + 1)
-    if len(text) > STDIN_QUERY_CHARS:
-        print(
-            _(
-                "recall search: the query on stdin is longer than {most} characters; "
-                "give its most telling words instead",
-                most=number(STDIN_QUERY_CHARS),
-            ),
-            file=sys.stderr,
-        )
-        return None
-    if not text.strip():
-        print(
-            _("recall search: stdin held no query (with -, the query is read from it)"),
-            file=sys.stderr,
-        )
-        return None
-    return text
-
-
 def cmd_search(args: argparse.Namespace) -> int:
-    query = _query(args.query)
+    query = read_query(args.query)
     if query is None:
         return USAGE
     index = open_index(args)
@@ -207,7 +163,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         hits = index.search(query, project=scope, days=args.days, k=args.k)
         rows = [{**asdict(hit), "asked_at": hit.asked_at.isoformat()} for hit in hits]
         print(json.dumps(rows, ensure_ascii=False, indent=2))
-        _say_kept(query)
+        say_kept(query)
         return OK if hits else NOTHING
     search = TerminalSearch(index, project, language=args.language)
     answer = search.run(query, days=args.days, k=args.k, everywhere=args.everywhere)
@@ -216,26 +172,6 @@ def cmd_search(args: argparse.Namespace) -> int:
         return USAGE
     print(answer)
     return OK if index.search(query, project=scope, days=args.days, k=1) else NOTHING
-
-
-def _say_kept(query: str) -> None:
-    """With --json, the words searched when some were left out, on stderr."""
-    kept = terms(query)
-    dropped = dropped_words(query) if len(kept) == MAX_QUERY_WORDS else 0
-    if dropped:
-        print(
-            ngettext(
-                "recall search: only the first {count} words were searched ({words}); "
-                "{dropped} more was left out",
-                "recall search: only the first {count} words were searched ({words}); "
-                "{dropped} more were left out",
-                dropped,
-                count=MAX_QUERY_WORDS,
-                words=" ".join(kept),
-                dropped=number(dropped),
-            ),
-            file=sys.stderr,
-        )
 
 
 def register(commands: Commands, common: argparse.ArgumentParser) -> None:
