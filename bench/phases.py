@@ -18,7 +18,7 @@ from history.ranking import EXACT_FORM_BONUS, exact_form_bonus, idf
 from history.store.sqlite.fts import indexed_rows
 
 WARM_UP = 20
-RECALL_BM25 = "bm25(turns_fts, 3.0, 1.0, 1.0, 0.0)"
+RECALL_BM25 = "bm25(turns_fts, 3.0, 1.0, 1.0, 0.5, 0.0)"
 
 
 def _ms(started: float) -> float:
@@ -166,10 +166,10 @@ def fidelity(
 def recall_exhaustive(
     recall: HistoryIndex, terms: Sequence[str], project: str | None, k: int
 ) -> list[str]:
-    """recall's scoring of every matching turn in its database: bm25 weighing asked, answered
-    and files 3, 1, 1 and the project tag column 0, plus the exact-form bonus (0.5 x idf for
-    each query word held in the form typed). The top `k` turn ids. The bonus is bounded, so it
-    is computed only for turns whose bm25 comes within that bound of the k-th best."""
+    """recall's scoring of every matching turn in its database: bm25 weighing asked, answered,
+    files and work 3, 1, 1, 0.5 and the project tag column 0, plus the exact-form bonus (0.5 x
+    idf for each query word held in the form typed). The top `k` turn ids. The bonus is bounded,
+    so it is computed only for turns whose bm25 comes within that bound of the k-th best."""
     assert recall.engine is not None
     sql = (
         f"SELECT t.id, t.asked_at, t.turn_id, {RECALL_BM25} FROM turns_fts "

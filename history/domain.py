@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
@@ -43,6 +43,9 @@ class Turn:
     files: tuple[str, ...]
     edited: tuple[str, ...]
     tools: tuple[str, ...]
+    # What the turn did (history/importers/whole.py): one entry a line, `$ command`, `! failure`,
+    # `~ path` then its `+ added line`s. Keyword-only, so `Hit` may add its score after it.
+    work: str = field(default="", kw_only=True)
 
 
 # What `prepare` makes and a repository stores is a turn like any read back.

@@ -7,6 +7,7 @@ import os
 import threading
 import time
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -24,7 +25,8 @@ from history.domain import (
     Turn,
 )
 from history.home import ensure_private_dir, resolve_home
-from history.prepare import MAX_DAYS, RecordCounts, TurnFields, prepare, prepare_fields
+from history.limits import MAX_DAYS
+from history.prepare import RecordCounts, TurnFields, prepare, prepare_fields
 from history.query import terms
 from history.redaction.ids import IdMask
 from history.store import backends
@@ -113,11 +115,15 @@ class HistoryIndex:
         tools: Sequence[str] = (),
         tainted: bool = False,
         asked_at: datetime | None = None,
+        work: str = "",
     ) -> bool:
         """Store a finished turn (replacing one with the same `turn_id`). Never raises.
 
         Every text passes through `redact` first; if redaction itself fails nothing is written.
         Returns False, after logging the turn id (never its text), when the turn was not stored.
+        `work`: what the turn did, one entry a line (`$ command`, `! failure line`, `~ path`
+        then `+ added line`s), searched below the answer. Without `asked_at` a turn already
+        stored keeps its time (a new one is asked now).
         """
         stored = self.record_outcome(
             turn_id=turn_id,
@@ -130,6 +136,7 @@ class HistoryIndex:
             tools=tools,
             tainted=tainted,
             asked_at=asked_at,
+            work=work,
         )
         return stored is not None
 
@@ -146,6 +153,7 @@ class HistoryIndex:
         tools: Sequence[str] = (),
         tainted: bool = False,
         asked_at: datetime | None = None,
+        work: str = "",
     ) -> RecordOutcome | None:
         """`record`, saying what it did: "new", "updated" (it replaced a different turn with the
         same `turn_id`), "unchanged" (the same turn again, left as it was) or "spooled" (a forget
@@ -167,7 +175,10 @@ class HistoryIndex:
                 tainted,
                 asked_at,
                 self._ids,
+                work,
             )
+            if asked_at is None:
+                turn = self._keeping_asked_at(turn)
             with self._write_lock:
                 counts = self._repository.record(turn)
         except Exception as exc:
@@ -177,6 +188,12 @@ class HistoryIndex:
         if counts is None:
             return "spooled"
         return "new" if counts.new else "updated" if counts.updated else "unchanged"
+
+    def _keeping_asked_at(self, turn: NewTurn) -> NewTurn:
+        """The turn at the time it was stored at, if it was: a turn recorded again without its
+        time is the same turn, not one asked now."""
+        stored = self._repository.turn(turn.turn_id)
+        return turn if stored is None else replace(turn, asked_at=stored.asked_at)
 
     def record_many(
         self, turns: Iterable[TurnFields], include_forgotten: bool = False

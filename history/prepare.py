@@ -20,10 +20,11 @@ from history.redaction.ids import IdMask
 
 # Longer text is cut before it is stored; excerpts never need more.
 MAX_TEXT_CHARS = 64_000
+# A turn's work (its commands, failures and added lines) is kept to its first part: what a
+# search for an error or a command needs, a quarter of an answer's bound.
+MAX_WORK_CHARS = 16_000
 MAX_PATHS = 1_000
 MAX_PATH_CHARS = 1_000
-# A century: further back than any turn, and still a datetime Python can subtract.
-MAX_DAYS = 36_500
 # Past the cut, the text a rule may still need to see a secret whole (a value is at most 500
 # characters, a URL's password about 1,000).
 REDACTION_MARGIN = 2_000
@@ -41,8 +42,8 @@ def _unique(items: Iterable[str], limit: int) -> tuple[str, ...]:
     return tuple(seen)
 
 
-def _cap(text: str) -> str:
-    return redact(text[: MAX_TEXT_CHARS + REDACTION_MARGIN])[:MAX_TEXT_CHARS]
+def _cap(text: str, limit: int = MAX_TEXT_CHARS) -> str:
+    return redact(text[: limit + REDACTION_MARGIN])[:limit]
 
 
 def prepare(
@@ -57,6 +58,7 @@ def prepare(
     tainted: bool,
     asked_at: datetime | None,
     ids: IdMask | None = None,
+    work: str = "",
 ) -> NewTurn:
     """Redacted (`ids` masks the ids and the project), capped and de-duplicated; a naive
     `asked_at` is taken as local time."""
@@ -75,6 +77,7 @@ def prepare(
         files=_unique([*files, *edited], MAX_PATHS),
         edited=_unique(edited, MAX_PATHS),
         tools=_unique(tools, MAX_PATHS),
+        work=_cap(work, MAX_WORK_CHARS),
     )
 
 
@@ -102,6 +105,9 @@ class TurnFields(Protocol):
     @property
     def asked_at(self) -> datetime | None: ...
 
+    # And `work: str` where it has one (an `ImportedTurn` does): a turn without is read as
+    # having done nothing that was logged, as every caller's turns were before it.
+
 
 def prepare_fields(item: TurnFields, ids: IdMask | None = None) -> NewTurn:
     """`prepare` for a turn given as one object (an import's or a generated turn)."""
@@ -117,6 +123,7 @@ def prepare_fields(item: TurnFields, ids: IdMask | None = None) -> NewTurn:
         item.tainted,
         item.asked_at,
         ids,
+        str(getattr(item, "work", "")),
     )
 
 

@@ -17,8 +17,9 @@ from history.query import fold, holds_word, stem
 K1 = 1.2
 B = 0.75
 
-# The asked text weighs above the answer and the file names.
-COLUMN_WEIGHTS: tuple[float, ...] = (3.0, 1.0, 1.0)
+# By column, in the full-text index's order (asked, answered, files, work): the asked text weighs
+# above the answer and the file names, and the work (commands, failures, added lines) below them.
+COLUMN_WEIGHTS: tuple[float, ...] = (3.0, 1.0, 1.0, 0.5)
 # Added, times the word's idf, for each query word a turn holds in the form typed: of two turns
 # bm25 ties on a stem, the one that says "proactive" ranks above the one that says
 # "proactiveness" (bench/RESULTS.md measures the weight on every development set).

@@ -20,6 +20,7 @@ from history.api import create_app, router
 from history.api.models import MAX_BODY_BYTES
 from history.api.serve import check_bind, is_loopback, serve
 from tests.fakes import BrokenTurnRepository, FakeTurnRepository
+from tests.loopback import LOOPBACK
 
 pytestmark = pytest.mark.both_backends
 
@@ -43,7 +44,7 @@ def turn(turn_id: str, /, session: str = "conv-1", project: str = "/w/shop", **e
 
 @pytest.fixture
 def client(index: HistoryIndex) -> Iterator[TestClient]:
-    with TestClient(create_app(index)) as test_client:
+    with TestClient(create_app(index), base_url=LOOPBACK) as test_client:
         yield test_client
 
 
@@ -221,9 +222,9 @@ def asgi_get(app: FastAPI, path: str, query: bytes) -> tuple[int, Any]:
         "raw_path": path.encode(),
         "query_string": query,
         "root_path": "",
-        "headers": [(b"host", b"testserver")],
+        "headers": [(b"host", b"127.0.0.1")],
         "client": ("127.0.0.1", 50000),
-        "server": ("testserver", 80),
+        "server": ("127.0.0.1", 80),
     }
     asyncio.run(app(scope, receive, send))
     body = b"".join(m.get("body", b"") for m in messages if m["type"] == "http.response.body")
@@ -270,7 +271,7 @@ def test_any_recorded_session_id_can_be_forgotten(client: TestClient, session: s
 
 def test_a_turn_that_cannot_be_written_is_503_json() -> None:
     broken = HistoryIndex(BrokenTurnRepository(), full_text=False)
-    answer = TestClient(create_app(broken)).post(TURNS, json=turn("t1"))
+    answer = TestClient(create_app(broken), base_url=LOOPBACK).post(TURNS, json=turn("t1"))
     assert answer.status_code == 503 and "could not be written" in answer.json()["detail"]
 
 
@@ -283,7 +284,9 @@ class LockedRepository(FakeTurnRepository):
 
 
 def test_index_failures_are_503_not_500() -> None:
-    client = TestClient(create_app(HistoryIndex(LockedRepository(), full_text=False)))
+    client = TestClient(
+        create_app(HistoryIndex(LockedRepository(), full_text=False)), base_url=LOOPBACK
+    )
     assert client.delete("/api/code/sessions/conv-1").status_code == 503
     assert client.get("/healthz").status_code == 503
 
@@ -292,7 +295,7 @@ def test_a_read_only_database_refuses_writes_with_503(tmp_path: Path) -> None:
     HistoryIndex.open(tmp_path / "history.db").close()
     read_only = HistoryIndex.open(f"sqlite:///file:{tmp_path}/history.db?mode=ro&uri=true")
     try:
-        client = TestClient(create_app(read_only))
+        client = TestClient(create_app(read_only), base_url=LOOPBACK)
         assert client.post(TURNS, json=turn("t1")).status_code == 503
         assert client.delete("/api/code/sessions/conv-1").status_code == 503
         assert client.get(HISTORY, params={"q": "login"}).status_code == 200
@@ -301,7 +304,7 @@ def test_a_read_only_database_refuses_writes_with_503(tmp_path: Path) -> None:
 
 
 def test_a_token_guards_every_endpoint_but_healthz(index: HistoryIndex) -> None:
-    client = TestClient(create_app(index, token="s3cret"))
+    client = TestClient(create_app(index, token="s3cret"), base_url=LOOPBACK)
     calls = [
         ("POST", TURNS, turn("t1")),
         ("GET", f"{HISTORY}?q=login", None),
@@ -329,9 +332,9 @@ def test_a_token_guards_every_endpoint_but_healthz(index: HistoryIndex) -> None:
 
 def test_no_cors_unless_origins_are_given(index: HistoryIndex) -> None:
     preflight = {"Origin": "https://app.example", "Access-Control-Request-Method": "GET"}
-    closed = TestClient(create_app(index)).options(HISTORY, headers=preflight)
+    closed = TestClient(create_app(index), base_url=LOOPBACK).options(HISTORY, headers=preflight)
     assert "access-control-allow-origin" not in closed.headers
-    opened = TestClient(create_app(index, cors_origins=["https://app.example"]))
+    opened = TestClient(create_app(index, cors_origins=["https://app.example"]), base_url=LOOPBACK)
     allowed = opened.options(HISTORY, headers=preflight)
     assert allowed.headers["access-control-allow-origin"] == "https://app.example"
     other = opened.options(HISTORY, headers={**preflight, "Origin": "https://evil.example"})
@@ -341,7 +344,7 @@ def test_no_cors_unless_origins_are_given(index: HistoryIndex) -> None:
 def test_the_router_mounts_in_a_host_app_with_its_limits() -> None:
     host = FastAPI()
     host.include_router(router(HistoryIndex(FakeTurnRepository(), full_text=False)), prefix="/x")
-    client = TestClient(host)
+    client = TestClient(host, base_url=LOOPBACK)
     assert client.post(f"/x{TURNS}", json=turn("t1")).status_code == 201
     assert client.get(f"/x{HISTORY}", params={"q": "login"}).json()["hits"]
     big = turn("t2", asked="a" * MAX_BODY_BYTES)
@@ -349,7 +352,7 @@ def test_the_router_mounts_in_a_host_app_with_its_limits() -> None:
 
 
 def test_openapi_describes_every_endpoint_and_its_errors(index: HistoryIndex) -> None:
-    guarded = TestClient(create_app(index, token="s3cret"))
+    guarded = TestClient(create_app(index, token="s3cret"), base_url=LOOPBACK)
     schema = guarded.get("/openapi.json", headers={"Authorization": "Bearer s3cret"}).json()
     operations = {
         (method.upper(), path): op
@@ -429,7 +432,7 @@ def test_serve_refuses_a_public_bind_before_opening_anything(
 def test_asked_at_that_is_not_a_date_time_is_422(asked_at: object, tmp_path: Path) -> None:
     # Regression: numbers and "0" were taken as Unix times, against the date-time schema.
     index = HistoryIndex.open(tmp_path / "history.db")
-    client = TestClient(create_app(index))
+    client = TestClient(create_app(index), base_url=LOOPBACK)
     body = {
         "turn_id": "t",
         "session_id": "s",

@@ -19,6 +19,7 @@ from history.api.limits import NOT_JSON, TOO_LARGE
 from history.api.views import NO_TURN
 from history.i18n import LANGUAGES
 from history.paging import BAD_CURSOR
+from tests.loopback import LOOPBACK
 
 TRANSLATED = LANGUAGES[1:]
 # A question of function words only, in each language: the search has nothing to look for.
@@ -39,7 +40,7 @@ FUNCTION_WORDS_ONLY = {
 @pytest.fixture(scope="module")
 def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
     index = HistoryIndex.open(tmp_path_factory.mktemp("home") / "history.db")
-    with TestClient(create_app(index)) as client:
+    with TestClient(create_app(index), base_url=LOOPBACK) as client:
         yield client
     index.close()
 
@@ -107,7 +108,7 @@ def test_without_a_language_spoken_here_the_details_stay_english(
 def test_a_stranger_is_refused_in_the_language_asked_for(tmp_path: Path) -> None:
     index = HistoryIndex.open(tmp_path / "history.db")
     try:
-        with TestClient(create_app(index, token="s3cret")) as client:
+        with TestClient(create_app(index, token="s3cret"), base_url=LOOPBACK) as client:
             german = client.get("/api/code/history?q=x", headers={"Accept-Language": "de-DE"})
             english = client.get("/api/code/history?q=x")
     finally:

@@ -11,8 +11,9 @@ from fastapi.testclient import TestClient
 
 from history import HistoryIndex
 from history.api import create_app
+from tests.loopback import LOOPBACK
 
-BASE = "http://testserver"
+BASE = LOOPBACK
 # Where an HTML page names another resource: attributes, CSS url(), and any absolute URL in its
 # scripts or text.
 REFERENCES = re.compile(
@@ -43,7 +44,7 @@ def test_every_served_page_refers_only_to_the_service_itself(index: HistoryIndex
         for groups in REFERENCES.findall(html):
             reference = next(part for part in groups if part)
             address = urlparse(urljoin(f"{BASE}{path}", reference))
-            assert address.netloc == "testserver", f"{path} refers to {reference}"
+            assert address.netloc == urlparse(BASE).netloc, f"{path} refers to {reference}"
             loaded.add(address.path)
     assert "/static-offline-docs/swagger-ui-bundle.js" in loaded
     assert "/static-offline-docs/redoc.standalone.js" in loaded
@@ -53,5 +54,5 @@ def test_every_served_page_refers_only_to_the_service_itself(index: HistoryIndex
 
 
 def test_the_swagger_page_asks_no_validator_elsewhere(index: HistoryIndex) -> None:
-    page = TestClient(create_app(index)).get("/docs").text
+    page = TestClient(create_app(index), base_url=LOOPBACK).get("/docs").text
     assert '"validatorUrl": null' in page

@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 
 from history import HistoryIndex
 from history.api import create_app
+from tests.loopback import LOOPBACK
 
 TURNS = "/api/code/turns"
 
@@ -32,7 +33,7 @@ def turn(turn_id: str, **extra: Any) -> dict[str, Any]:
 
 @pytest.fixture
 def client(index: HistoryIndex) -> Iterator[TestClient]:
-    with TestClient(create_app(index)) as test_client:
+    with TestClient(create_app(index), base_url=LOOPBACK) as test_client:
         yield test_client
 
 

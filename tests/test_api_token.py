@@ -15,6 +15,7 @@ from history import HistoryIndex
 from history.api import create_app, router
 from history.api.models import MAX_BODY_BYTES
 from tests.fakes import FakeTurnRepository
+from tests.loopback import LOOPBACK
 
 TOKEN = "s3cret"
 GOOD = {"Authorization": f"Bearer {TOKEN}"}
@@ -78,7 +79,7 @@ def test_a_mounted_router_refuses_strangers_before_the_body_too(headers: Any) ->
 def test_a_strangers_huge_or_malformed_body_is_401_not_413_or_422(
     index: HistoryIndex, body: bytes
 ) -> None:
-    client = TestClient(create_app(index, token=TOKEN))
+    client = TestClient(create_app(index, token=TOKEN), base_url=LOOPBACK)
     answer = client.post(TURNS, content=body, headers={"content-type": "application/json"})
     assert answer.status_code == 401
     assert answer.json() == {
@@ -89,7 +90,7 @@ def test_a_strangers_huge_or_malformed_body_is_401_not_413_or_422(
 
 
 def test_the_docs_and_the_schema_need_the_token(index: HistoryIndex) -> None:
-    client = TestClient(create_app(index, token=TOKEN))
+    client = TestClient(create_app(index, token=TOKEN), base_url=LOOPBACK)
     pages = ["/docs", "/redoc", "/openapi.json", "/docs/oauth2-redirect"]
     pages += ["/static-offline-docs/swagger-ui-bundle.js", "/no-such-page"]
     for page in pages:
@@ -100,6 +101,6 @@ def test_the_docs_and_the_schema_need_the_token(index: HistoryIndex) -> None:
 
 
 def test_without_a_token_the_docs_are_open(index: HistoryIndex) -> None:
-    client = TestClient(create_app(index))
+    client = TestClient(create_app(index), base_url=LOOPBACK)
     assert client.get("/docs").status_code == 200
     assert client.get("/openapi.json").json()["info"]["title"] == "recall-history"

@@ -15,6 +15,7 @@ from history import HistoryIndex
 from history.api import create_app
 from history.api.views import NO_CONVERSATION, NO_TURN, NOT_IN_CONVERSATION
 from tests.fakes import FakeTurnRepository
+from tests.loopback import LOOPBACK
 
 pytestmark = pytest.mark.both_backends
 
@@ -32,7 +33,7 @@ def record(index: HistoryIndex, turn_id: str, session_id: str = "conv-1", **extr
 
 @pytest.fixture
 def client(index: HistoryIndex) -> Iterator[TestClient]:
-    with TestClient(create_app(index)) as test_client:
+    with TestClient(create_app(index), base_url=LOOPBACK) as test_client:
         yield test_client
 
 
@@ -160,7 +161,7 @@ def test_a_forgotten_conversation_leaves_every_view(
 
 def test_the_token_guards_the_views(index: HistoryIndex) -> None:
     record(index, "t1")
-    client = TestClient(create_app(index, token="s3cret"))
+    client = TestClient(create_app(index, token="s3cret"), base_url=LOOPBACK)
     urls = ["/api/code/turns/t1", "/api/code/sessions/conv-1", "/api/code/sessions"]
     urls.append("/api/code/projects")
     for url in urls:
@@ -178,7 +179,7 @@ class LockedViews(FakeTurnRepository):
 
 
 def test_an_index_that_cannot_be_read_is_503(tmp_path: Any) -> None:
-    client = TestClient(create_app(HistoryIndex(LockedViews(), full_text=False)))
+    client = TestClient(create_app(HistoryIndex(LockedViews(), full_text=False)), base_url=LOOPBACK)
     for url in ("/api/code/turns/t1", "/api/code/projects"):
         answer = client.get(url)
         assert answer.status_code == 503 and "could not be read" in answer.json()["detail"]

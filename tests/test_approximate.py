@@ -15,6 +15,7 @@ from history.api import create_app
 from history.store.postgres import search as postgres_search
 from history.store.sqlite import fts_search
 from history.tools.recall_history import APPROXIMATE, RecallHistoryTool
+from tests.loopback import LOOPBACK
 
 pytestmark = pytest.mark.both_backends
 
@@ -70,7 +71,7 @@ def test_the_tool_tells_the_model_the_search_was_cut_short(
 
 @pytest.mark.usefixtures("small_budget")
 def test_the_http_answer_carries_approximate(filled: HistoryIndex, project: str) -> None:
-    with TestClient(create_app(filled)) as client:
+    with TestClient(create_app(filled), base_url=LOOPBACK) as client:
         common = client.get("/api/code/history", params={"q": "step migration"}).json()
         rare = client.get("/api/code/history", params={"q": "zeppelin"}).json()
         nothing = client.get("/api/code/history", params={"q": "the"}).json()

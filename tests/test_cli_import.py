@@ -24,11 +24,11 @@ def test_import_prints_one_sentence_then_a_reimport_changes_nothing(
     code, out, err = recall(capsys, "import", "auto", str(FIXTURES))
     assert code == 0
     assert out == (
-        "Read 4 files (5 sessions, 161 lines, 6 skipped): 10 turns new, 0 updated, 0 unchanged.\n"
+        "Read 8 files (9 sessions, 805 lines, 8 skipped): 22 turns new, 0 updated, 0 unchanged.\n"
     )
     assert "were not JSON objects" in err  # problems go to stderr
     code, out, _ = recall(capsys, "import", "auto", str(FIXTURES))
-    assert (code, "0 turns new, 0 updated, 10 unchanged" in out) == (0, True)
+    assert (code, "0 turns new, 0 updated, 22 unchanged" in out) == (0, True)
 
 
 def test_one_format_passes_over_the_files_of_another_agent(
@@ -90,7 +90,9 @@ def test_default_places_and_nothing_found(
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.chdir(tmp_path)
     code, out, _ = recall(capsys, "import", "codex")
-    assert (code, out) == (1, f"No transcripts found in {tmp_path / '.codex' / 'sessions'}.\n")
+    codex = tmp_path / ".codex"
+    looked = f"{codex / 'sessions'}, {codex / 'archived_sessions'}"
+    assert (code, out) == (1, f"No transcripts found in {looked}.\n")
     assert recall(capsys, "import", "auto", "--json")[0] == 1
     (projects := tmp_path / ".claude" / "projects" / "-home-dev-shop").mkdir(parents=True)
     write(projects / "s-grow.jsonl", SESSION)

@@ -235,13 +235,13 @@ def test_the_import_summary_in_a_language(
         capsys, "--language", "de", "--home", home, "import", "auto", str(fixtures)
     )
     assert code == 0 and out == (
-        "4 Dateien gelesen (5 Unterhaltungen, 161 Zeilen, 6 übersprungen): Turns neu: 10, "
+        "8 Dateien gelesen (9 Unterhaltungen, 805 Zeilen, 8 übersprungen): Turns neu: 22, "
         "aktualisiert: 0, unverändert: 0.\n"
     )
     code, out, _ = recall(
         capsys, "--language", "ru", "--home", home, "import", "auto", str(fixtures)
     )
-    assert code == 0 and out.startswith("Прочитано файлов: 4 (5 диалогов, 161 строка,")
+    assert code == 0 and out.startswith("Прочитано файлов: 8 (9 диалогов, 805 строк,")
 
 
 def test_damaged_copies_are_named_in_the_language(

@@ -22,6 +22,7 @@ from history import HistoryIndex
 from history.api import create_app
 from history.cli import main
 from history.domain import READ_ONLY
+from tests.loopback import LOOPBACK
 
 SEARCH_IN_A_NEW_PROCESS = """
     import json, sys
@@ -107,7 +108,7 @@ def test_records_fail_in_words_and_every_committed_turn_stays_searchable(
     fill(small_disk)  # what a failed write gave back
 
     assert "(database or disk is full)" in forget_in_the_cli(small_disk, capsys)
-    forgotten = TestClient(create_app(index)).delete("/api/code/sessions/s-2")
+    forgotten = TestClient(create_app(index), base_url=LOOPBACK).delete("/api/code/sessions/s-2")
     assert forgotten.status_code == 503 and forgotten.json()["detail"]
     index.close()  # its last checkpoint cannot run: the turns stay in the -wal
 

@@ -54,7 +54,9 @@ def test_update_trigger_fires_only_on_indexed_columns(engine: Engine) -> None:
     with engine.connect() as conn:
         sql = conn.execute(text("SELECT sql FROM sqlite_master WHERE name = 'turns_au'")).scalar()
     # project_tag is computed from project: a change of project must reindex the row.
-    assert sql is not None and "AFTER UPDATE OF asked, answered, files, project ON turns" in sql
+    assert (
+        sql is not None and "AFTER UPDATE OF asked, answered, files, work, project ON turns" in sql
+    )
 
 
 def test_downgrade_to_base_and_upgrade_again(engine: Engine) -> None:

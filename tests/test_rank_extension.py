@@ -15,7 +15,7 @@ from history import HistoryIndex
 from history.store.sqlite import rank_extension
 
 NOW = datetime.now(UTC)
-BM25 = "bm25(turns_fts, 3.0, 1.0, 1.0, 0.0)"
+BM25 = "bm25(turns_fts, 3.0, 1.0, 1.0, 0.5, 0.0)"
 MATCH = '("parser") AND ("cache" OR "zeppelin")'
 
 
@@ -29,6 +29,7 @@ def fill(index: HistoryIndex) -> None:
             answered="the cache and the parser " * (n % 4),
             files=[f"src/mod{n % 5}.py"],
             asked_at=NOW - timedelta(hours=60 - n),
+            work="$ make parser\n! cache miss" if n % 5 == 0 else "",
         )
 
 
@@ -61,7 +62,7 @@ def index(tmp_path: Path) -> HistoryIndex:
 def test_given_the_counts_recall_bm25_scores_every_row_as_bm25_does(index: HistoryIndex) -> None:
     words = ("parser", "cache", "zeppelin")
     given = {word: counted(index, word) for word in words}
-    function = "recall_bm25(turns_fts, 3.0, 1.0, 1.0, 0.0, :parser, :cache, :zeppelin)"
+    function = "recall_bm25(turns_fts, 3.0, 1.0, 1.0, 0.5, 0.0, :parser, :cache, :zeppelin)"
     assert index.engine is not None
     with index.engine.connect() as conn:  # this install built it: every connection has it
         assert conn.connection.info[rank_extension.FUNCTION] is True
@@ -71,9 +72,9 @@ def test_given_the_counts_recall_bm25_scores_every_row_as_bm25_does(index: Histo
 
 
 def test_a_count_not_given_is_counted_as_bm25_counts_it(index: HistoryIndex) -> None:
-    function = "recall_bm25(turns_fts, 3.0, 1.0, 1.0, 0.0, NULL, :cache, 0)"
+    function = "recall_bm25(turns_fts, 3.0, 1.0, 1.0, 0.5, 0.0, NULL, :cache, 0)"
     assert scores(index, function, cache=counted(index, "cache")) == scores(index, BM25)
-    assert scores(index, "recall_bm25(turns_fts, 3.0, 1.0, 1.0, 0.0)") == scores(index, BM25)
+    assert scores(index, "recall_bm25(turns_fts, 3.0, 1.0, 1.0, 0.5, 0.0)") == scores(index, BM25)
 
 
 def test_a_library_that_will_not_load_leaves_search_to_bm25(
@@ -98,7 +99,7 @@ def test_told_the_rows_kept_recall_bm25_keeps_bm25s_best_with_their_scores(
 ) -> None:
     # Rows that cannot be among the best `keep` are not given their length, nor their score.
     order = f" ORDER BY 2, rowid DESC LIMIT {keep}"
-    function = f"recall_bm25(turns_fts, 3.0, 1.0, 1.0, 0.0, NULL, NULL, NULL, {keep})"
+    function = f"recall_bm25(turns_fts, 3.0, 1.0, 1.0, 0.5, 0.0, NULL, NULL, NULL, {keep})"
     assert index.engine is not None
     with index.engine.connect() as conn:
         ranked = {
@@ -115,8 +116,8 @@ def test_told_the_rows_kept_recall_bm25_keeps_bm25s_best_with_their_scores(
 
 def test_recall_phrases_says_which_phrases_of_the_match_a_row_holds(index: HistoryIndex) -> None:
     sql = (
-        "SELECT t.asked || ' ' || t.answered, recall_phrases(turns_fts) FROM turns_fts"
-        " JOIN turns t ON t.id = turns_fts.rowid WHERE turns_fts MATCH :m"
+        "SELECT t.asked || ' ' || t.answered || ' ' || t.work, recall_phrases(turns_fts)"
+        " FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid WHERE turns_fts MATCH :m"
     )
     assert index.engine is not None
     with index.engine.connect() as conn:

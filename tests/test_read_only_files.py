@@ -23,6 +23,7 @@ from history import HistoryIndex
 from history.api import create_app
 from history.domain import READ_ONLY, ReadOnlyHistory
 from history.tools.recall_history import RecallHistoryTool
+from tests.loopback import LOOPBACK
 from tests.unprivileged import Unprivileged, folder_for, unprivileged
 
 # What the unprivileged process does and sees, as JSON on its stdout.
@@ -163,7 +164,7 @@ def test_an_immutable_or_read_only_file_serves_searches_and_answers_writes_503(
         index = HistoryIndex.open(unwritable_database)
     try:
         assert index.writable is False and READ_ONLY in caplog.text
-        client = TestClient(create_app(index))
+        client = TestClient(create_app(index), base_url=LOOPBACK)
         found = client.get("/api/code/history", params={"q": "login"})
         assert found.status_code == 200 and found.json()["hits"][0]["turn_id"] == "t-1"
         turn = {"turn_id": "t-9", "session_id": "s", "project": "/p", "asked": "a", "answered": "b"}

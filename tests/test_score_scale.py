@@ -19,6 +19,7 @@ from history import HistoryIndex
 from history.api import create_app
 from history.cli import main
 from history.store.sqlite import fts
+from tests.loopback import LOOPBACK
 
 ASKED = "How should the login function hash passwords?"
 
@@ -72,7 +73,9 @@ def test_the_library_the_service_and_the_terminal_show_one_number(
     fill(index, 5)
     [hit] = index.search("login function")
     [served] = (
-        TestClient(create_app(index)).get("/api/code/history?q=login+function").json()["hits"]
+        TestClient(create_app(index), base_url=LOOPBACK)
+        .get("/api/code/history?q=login+function")
+        .json()["hits"]
     )
     index.close()
     assert main(["--home", str(home), "search", "login function", "--everywhere", "--json"]) == 0

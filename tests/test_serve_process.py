@@ -60,7 +60,7 @@ def test_a_stranger_is_refused_before_the_body_is_sent(tmp_path: Path) -> None:
         with raw(server.port) as stranger:
             # A huge declared body, none of it sent: the answer cannot have waited for it.
             stranger.sendall(
-                b"POST /api/code/turns HTTP/1.1\r\nHost: x\r\n"
+                b"POST /api/code/turns HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                 b"Content-Type: application/json\r\nContent-Length: 1000000000\r\n\r\n"
             )
             stranger.settimeout(5)
@@ -82,7 +82,8 @@ def test_stalled_and_idle_connections_are_closed_within_a_bound(tmp_path: Path) 
     args = ("--read-timeout", "1", "--keep-alive", "1")
     with recall_serve(tmp_path / "home", *args) as server:
         head = (
-            b"POST /api/code/turns HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"POST /api/code/turns HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Content-Type: application/json\r\n"
             b"Content-Length: 500\r\n\r\n"
         )
         stalled = [raw(server.port) for _ in range(STALLED_CONNECTIONS)]
@@ -90,14 +91,14 @@ def test_stalled_and_idle_connections_are_closed_within_a_bound(tmp_path: Path) 
         started = time.monotonic()
         for connection in stalled:
             connection.sendall(head + b'{"turn_id": "t1", "session_id": "s", ')  # then nothing
-        slow_head.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")  # the head never ends
+        slow_head.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # the head never ends
         for connection in [*stalled, idle, slow_head]:
             closed_within(connection, 10)
             connection.close()
         assert time.monotonic() - started < 5  # read timeout 1 s, and some slack for a busy CI
 
         with raw(server.port) as kept_alive:
-            kept_alive.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            kept_alive.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             assert closed_within(kept_alive, 8) < 4  # the answer, then the keep-alive limit
         assert httpx.get(f"{server.base}/healthz").status_code == 200  # still serving
         assert not any("Traceback" in line for line in server.lines), server.lines
@@ -113,7 +114,8 @@ def test_workers_say_where_they_listen_log_requests_and_close_stalled_connection
         assert f"GET {SEARCH}?q 200 " in server.wait_for_line(f"GET {SEARCH}")
         with raw(server.port) as stalled:
             stalled.sendall(
-                b"POST /api/code/turns HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                b"POST /api/code/turns HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                b"Content-Type: application/json\r\n"
                 b'Content-Length: 500\r\n\r\n{"turn_id": "t1", '
             )
             assert closed_within(stalled, 10) < 5

@@ -35,13 +35,13 @@ from history.api.models import (
     Workspace,
     hit_out,
 )
+from history.api.origin_guard import OriginGuard
 from history.domain import READ_ONLY
 from history.i18n import N_
 from history.index import HistoryIndex
-from history.prepare import MAX_DAYS
+from history.limits import MAX_DAYS, MAX_K
 from history.query import MAX_QUERY_WORDS, dropped_words, terms
 from history.store.sqlite.damaged import copies_kept
-from history.tools.recall_history import MAX_K
 from history.version import package_version
 from history.web import page
 
@@ -74,7 +74,7 @@ def router(index: HistoryIndex, token: str | None = None) -> APIRouter:
     """The endpoints, for a host app's `include_router`. With `token`, all but `/healthz`
     require `Authorization: Bearer <token>`, checked before the body is read. A host that does
     not want FastAPI's 422 bodies to echo the input installs `validation_error_handler` for
-    `RequestValidationError`."""
+    `RequestValidationError`; one that listens on loopback adds `origin_guard.OriginGuard`."""
     if token is not None and not token:
         raise ValueError("an empty token guards nothing: pass None or a secret")
     down: Responses = {503: _error("the index could not be read or written")}
@@ -196,12 +196,17 @@ async def validation_error_handler(request: Request, exc: Exception) -> JSONResp
 
 
 def create_app(
-    index: HistoryIndex, token: str | None = None, cors_origins: Sequence[str] = ()
+    index: HistoryIndex,
+    token: str | None = None,
+    cors_origins: Sequence[str] = (),
+    allowed_hosts: Sequence[str] = (),
 ) -> FastAPI:
     """The service over `index`, its page at / and its docs at /docs and /redoc (their assets
     served from here: no page refers to another address). With `token`, everything but
     `/healthz` and the page needs it, the docs and the schema included. No CORS unless
-    `cors_origins` names the allowed origins."""
+    `cors_origins` names the allowed origins. Whatever the token, only requests addressed to
+    127.0.0.1, localhost, [::1], the address a connection arrived on or one of `allowed_hosts`
+    are answered, and a change is refused to a page of another origin (origin_guard.py)."""
     if token is not None and not token:
         raise ValueError("an empty token guards nothing: pass None or a secret")
     app = FastAPIOffline(
@@ -224,5 +229,8 @@ def create_app(
             allow_methods=["GET", "POST", "DELETE"],
             allow_headers=["Authorization", "Content-Type"],
         )
+    # Outside CORS and the token: a rebound name is refused before anything else is looked at.
+    hosts = [allowed_hosts] if isinstance(allowed_hosts, str) else list(allowed_hosts)
+    app.add_middleware(OriginGuard, allowed_hosts=hosts, cors_origins=origins)
     app.add_middleware(AccessLog)
     return app

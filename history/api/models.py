@@ -12,7 +12,7 @@ from typing import Annotated
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StrictBool
 
 from history.domain import Hit, RecordOutcome
-from history.prepare import MAX_PATHS
+from history.prepare import MAX_PATHS, MAX_WORK_CHARS
 from history.query import excerpt
 from history.tools.text import ANSWERED_MAX, ASKED_MAX
 
@@ -75,7 +75,12 @@ class TurnIn(BaseModel):
     tools: Names = []
     tainted: StrictBool = Field(False, description="the turn read untrusted content")
     asked_at: Annotated[datetime | None, BeforeValidator(_iso_date_time), AfterValidator(_utc)] = (
-        Field(None, description="ISO 8601; naive is server-local; default now")
+        Field(None, description="ISO 8601; naive is server-local; default: as stored, or now")
+    )
+    work: Long = Field(
+        "",
+        description="what the turn did, one entry a line: `$ command`, `! failure line`, "
+        f"`~ path` then `+ added line`s (stored up to {MAX_WORK_CHARS:,} characters)",
     )
 
 
@@ -84,8 +89,8 @@ class RecordOut(BaseModel):
     turn_id: str
     outcome: RecordOutcome = Field(
         description="new: a turn_id not seen before; updated: it replaced a different turn "
-        "with this turn_id (a turn sent without asked_at is stamped now, so sending it again "
-        "updates it); unchanged: the same turn again, left as it was; spooled: a forget held the "
+        "with this turn_id; unchanged: the same turn again (sent without asked_at, the stored "
+        "time is kept), left as it was; spooled: a forget held the "
         "index, so the turn was kept beside it and is searchable within seconds"
     )
 
@@ -103,6 +108,7 @@ class TurnOut(BaseModel):
     files: list[str]
     edited: list[str]
     tools: list[str]
+    work: str = Field(description="what the turn did, one entry a line; empty when unknown")
 
 
 class HitOut(TurnOut):

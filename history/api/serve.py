@@ -1,4 +1,5 @@
-"""`recall serve`: the HTTP API on uvicorn. Loopback unless a token guards it.
+"""`recall serve`: the HTTP API on uvicorn. Loopback unless a token guards it (or
+`--open-to-network-without-token` says that is meant); answering only its own names.
 
 Also `python -m history.api.serve --home H --port 8765`, the same as `recall serve`.
 """
@@ -19,6 +20,7 @@ from uvicorn.supervisors import Multiprocess
 
 from history.api.app import create_app
 from history.api.connections import DeadlineH11Protocol, with_read_deadline
+from history.api.origin_guard import split_host
 from history.home import database_path
 from history.index import HistoryIndex, history_for
 from history.serve_settings import KEEP_ALIVE_SECONDS, LOG_LEVELS, REQUEST_READ_SECONDS
@@ -36,15 +38,27 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def check_bind(host: str, port: int, token: str | None) -> None:
-    """Raise ValueError, with the sentence to print, for a bind that must not happen."""
+def check_bind(host: str, port: int, token: str | None, open_without_token: bool = False) -> None:
+    """Raise ValueError, with the sentence to print, for a bind that must not happen: another
+    address than loopback needs a token, unless `open_without_token` says it is meant."""
     if not 0 <= port <= 65_535:
         raise ValueError(f"port {port} is not a TCP port (0 to 65535)")
-    if not token and not is_loopback(host):
+    if not token and not is_loopback(host) and not open_without_token:
         raise ValueError(
             f'refusing to serve on "{host}": only a loopback address (127.0.0.1, ::1, localhost) '
             "may be bound without a token; set RECALL_TOKEN so clients must send "
-            "`Authorization: Bearer <token>`, or bind 127.0.0.1"
+            "`Authorization: Bearer <token>`, bind 127.0.0.1, or pass "
+            "--open-to-network-without-token to let anyone who reaches it read, change and "
+            "forget the whole history"
+        )
+
+
+def check_host_name(name: str) -> None:
+    """Raise ValueError for an `--allow-host` value that no Host header's name can be."""
+    address = split_host(name)
+    if not name.strip() or address is None or address[1] is not None or "," in name:
+        raise ValueError(
+            f'"{name}" is not a host name for --allow-host (a name or address, without a port)'
         )
 
 
@@ -103,6 +117,8 @@ def what_is_served(index: HistoryIndex, home: str | None, guarded: bool) -> str:
 
 READ_TIMEOUT_VARIABLE = "RECALL_READ_TIMEOUT"
 LOG_LEVEL_VARIABLE = "RECALL_LOG_LEVEL"
+# The names `--allow-host` added, for worker processes: comma-separated (no name holds a comma).
+ALLOWED_HOSTS_VARIABLE = "RECALL_ALLOWED_HOSTS"
 
 
 def _log_to_stderr(log_level: str) -> None:
@@ -121,7 +137,8 @@ def app_from_environment() -> ASGIApp:
         DeadlineH11Protocol.read_seconds = float(seconds)
     index = history_for(None)
     token = os.environ.get("RECALL_TOKEN") or None
-    return _closing_on_shutdown(create_app(index, token=token), index)
+    hosts = [name for name in os.environ.get(ALLOWED_HOSTS_VARIABLE, "").split(",") if name]
+    return _closing_on_shutdown(create_app(index, token=token, allowed_hosts=hosts), index)
 
 
 def _serve_workers(config: uvicorn.Config, serving: str, environment: dict[str, str]) -> None:
@@ -138,9 +155,18 @@ def _serve_workers(config: uvicorn.Config, serving: str, environment: dict[str, 
 
 
 def _worker_environment(
-    home: str | None, url: str | None, token: str | None, log_level: str, read_timeout: float
+    home: str | None,
+    url: str | None,
+    token: str | None,
+    log_level: str,
+    read_timeout: float,
+    allowed_hosts: Sequence[str],
 ) -> dict[str, str]:
-    environment = {LOG_LEVEL_VARIABLE: log_level, READ_TIMEOUT_VARIABLE: str(read_timeout)}
+    environment = {
+        LOG_LEVEL_VARIABLE: log_level,
+        READ_TIMEOUT_VARIABLE: str(read_timeout),
+        ALLOWED_HOSTS_VARIABLE: ",".join(allowed_hosts),
+    }
     if home is not None:
         environment["RECALL_HOME"] = str(home)
     if url is not None:
@@ -160,11 +186,15 @@ def serve(
     keep_alive: int = KEEP_ALIVE_SECONDS,
     database_url: str | None = None,
     workers: int = 1,
+    allowed_hosts: Sequence[str] = (),
+    open_without_token: bool = False,
 ) -> None:
     """Serve the index of `home` (or of `database_url`, default `$RECALL_DATABASE_URL`) until
-    Ctrl-C or SIGTERM, in `workers` processes. `token` defaults to `$RECALL_TOKEN`.
+    Ctrl-C or SIGTERM, in `workers` processes. `token` defaults to `$RECALL_TOKEN`. Requests
+    are answered when addressed to loopback, the address they arrived on or `allowed_hosts`.
 
-    Raises ValueError, before opening anything, for a non-loopback `host` without a token.
+    Raises ValueError, before opening anything, for a non-loopback `host` without a token
+    (unless `open_without_token`) or a name in `allowed_hosts` that no Host header can be.
     Logs on stderr a start-up line and, at `info`, one line per request (never a query value).
     A request must arrive whole within `read_timeout` seconds; an idle connection between
     requests closes after `keep_alive` seconds.
@@ -173,12 +203,16 @@ def serve(
         token = os.environ.get("RECALL_TOKEN") or None
     elif not token:
         raise ValueError("the token is empty; pass a secret or leave it unset")
-    check_bind(host, port, token)
+    check_bind(host, port, token, open_without_token)
+    for name in allowed_hosts:
+        check_host_name(name)
     if log_level not in LOG_LEVELS:
         raise ValueError(f"log level {log_level!r} is not one of {', '.join(LOG_LEVELS)}")
     _log_to_stderr(log_level)
     if workers > 1:
-        environment = _worker_environment(home, database_url, token, log_level, read_timeout)
+        environment = _worker_environment(
+            home, database_url, token, log_level, read_timeout, allowed_hosts
+        )
         config = uvicorn.Config(
             "history.api.serve:app_from_environment",
             factory=True,
@@ -200,9 +234,9 @@ def serve(
         return
     index = history_for(home, database_url)
     try:
-        app = _closing_on_shutdown(create_app(index, token=token), index)
+        service = create_app(index, token=token, allowed_hosts=allowed_hosts)
         config = uvicorn.Config(
-            app,
+            _closing_on_shutdown(service, index),
             host=host,
             port=port,
             http=with_read_deadline(read_timeout),

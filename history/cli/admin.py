@@ -29,11 +29,32 @@ from history.store.sqlite.damaged import (
 from history.store.sqlite.doctor import (
     RECOVER_HINT,
     damage_reason,
+    damage_sentence,
     examine,
     is_damage,
     table_problems,
 )
 from history.store.sqlite.recovery import recover_in_place
+
+# `recall stats` and `recall doctor` exit 1 for a damaged file, as for any problem found.
+DAMAGED = NOTHING
+QUICK_CHECK_PROBLEMS = 20
+
+
+def damaged_pages(index: HistoryIndex) -> list[str]:
+    """What SQLite's quick check finds wrong with the file's pages (empty when sound, and on
+    PostgreSQL): the counts may read only an index, so a damaged table would go unseen."""
+    if index.backend == "postgresql" or index.engine is None:
+        return []
+    try:
+        with index.engine.connect() as conn:
+            rows = conn.exec_driver_sql(f"PRAGMA quick_check({QUICK_CHECK_PROBLEMS})").all()
+    except DatabaseError as exc:
+        return [damage_reason(exc)]
+    found = [str(row[0]) for row in rows]
+    return (
+        [] if found == ["ok"] else [row for row in found if not row.startswith("*** in database")]
+    )
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
@@ -60,8 +81,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
         )
         if said := _copies_said(copies):
             print(_table([(_("damaged"), said)]), file=sys.stderr)
-        return FAILED
+        return DAMAGED
     where = _where(args, index)
+    problems = damaged_pages(index)
     if args.json:
         print(
             json.dumps(
@@ -71,10 +93,11 @@ def cmd_stats(args: argparse.Namespace) -> int:
                     "newest": _iso(stats.newest),
                     "full_text": index.full_text,
                     "damaged_copies": [str(copy) for copy in copies],
+                    "damaged_pages": problems,
                 }
             )
         )
-        return OK
+        return DAMAGED if problems else OK
     turns = ngettext(
         "{turns} in {count} conversation",
         "{turns} in {count} conversations",
@@ -102,6 +125,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
     for project, turns_there in stats.per_project.items():
         print(f"  {number(turns_there):>8}  {project}")
     print("\n".join(lines[len(rows) :]), end="\n" if damaged else "")
+    if problems:  # the counts above may leave out what sits on the damaged pages
+        print(f"recall stats: {damage_sentence(problems, messages())}", file=sys.stderr)
+        return DAMAGED
     return OK
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import logging
+import os
 import sys
 
 from history.cli.common import OK, USAGE, Commands, port_number, positive, seconds
@@ -10,9 +12,32 @@ from history.cli.language import _
 from history.serve_settings import KEEP_ALIVE_SECONDS, LOG_LEVELS, REQUEST_READ_SECONDS
 
 
-def cmd_serve(args: argparse.Namespace) -> int:
-    from history.api.serve import serve
+def host_name(text: str) -> str:
+    """An `--allow-host` value: a name or an address as a Host header has it, without a port."""
+    name = text.strip()
+    bracketed = name.startswith("[") and name.endswith("]")
+    if not name or any(char in name for char in ",/@ ") or (":" in name and not bracketed):
+        raise argparse.ArgumentTypeError(
+            _("{text!r} is not a host name (a name or an address, without a port)", text=text)
+        )
+    return name
 
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from history.api.serve import is_loopback, serve
+
+    token = os.environ.get("RECALL_TOKEN")
+    if not token and not is_loopback(args.host) and not args.open_to_network_without_token:
+        print(
+            _(
+                "recall serve: refusing to serve on {host} without a token: anyone who can reach "
+                "it could read, change and forget the whole history; set RECALL_TOKEN, bind "
+                "127.0.0.1, or pass --open-to-network-without-token if that is what you want.",
+                host=args.host,
+            ),
+            file=sys.stderr,
+        )
+        return USAGE
     try:
         serve(
             args.home,
@@ -23,6 +48,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
             keep_alive=args.keep_alive,
             database_url=args.database_url,
             workers=args.workers,
+            allowed_hosts=args.allow_host,
+            open_without_token=args.open_to_network_without_token,
         )
     except ValueError as refused:
         print(f"recall serve: {refused}", file=sys.stderr)
@@ -34,7 +61,13 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     from history.mcp_server import main
 
     main(args.project, args.home, args.database_url, args.language)
-    return OK
+    # The client has gone and the index is closed: end the process now. Tearing down the
+    # interpreter that loaded the MCP SDK took 0.8 s more, during which an agent that restarts
+    # its servers waits (tests/test_cold_start.py).
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(OK)
 
 
 def register(commands: Commands, common: argparse.ArgumentParser) -> None:
@@ -43,6 +76,26 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:
         "--host",
         default="127.0.0.1",
         help=_("address (default 127.0.0.1; any other needs RECALL_TOKEN)"),
+    )
+    serve.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        type=host_name,
+        metavar="NAME",
+        help=_(
+            "also answer requests addressed to NAME (repeatable); only 127.0.0.1, localhost, "
+            "[::1] and the address a request arrived on are answered otherwise"
+        ),
+    )
+    serve.add_argument(
+        # Named for what it does, so that nobody types it without meaning it.
+        "--open-to-network-without-token",
+        action="store_true",
+        help=_(
+            "serve another address than loopback without RECALL_TOKEN: anyone who can reach "
+            "it can read, change and forget the whole history"
+        ),
     )
     serve.add_argument(
         "--port", type=port_number, default=8765, help=_("port (default 8765; 0: any free one)")

@@ -1,4 +1,5 @@
-"""Parsers for coding-agent transcripts: Claude Code, Codex CLI and Aider."""
+"""Parsers for coding-agent transcripts: Claude Code, Codex CLI, Aider, Gemini CLI, Qwen Code,
+OpenCode and Crush."""
 
 from __future__ import annotations
 
@@ -6,30 +7,36 @@ from history.importers.aider import Aider
 from history.importers.base import (
     TAINTING_TOOLS,
     ImportedTurn,
+    Places,
     ReadReport,
     TranscriptFormat,
     is_tainting_tool,
 )
 from history.importers.claude_code import ClaudeCode
 from history.importers.codex import Codex
+from history.importers.crush import Crush
+from history.importers.gemini import Gemini
+from history.importers.opencode import OpenCode
+from history.importers.qwen_code import QwenCode
 
-FORMATS: dict[str, TranscriptFormat] = {fmt.name: fmt for fmt in (ClaudeCode(), Codex(), Aider())}
+FORMATS: dict[str, TranscriptFormat] = {
+    fmt.name: fmt
+    for fmt in (ClaudeCode(), Codex(), Aider(), QwenCode(), Gemini(), OpenCode(), Crush())
+}
 
 
-def detect() -> list[TranscriptFormat]:
-    """The formats with at least one transcript under their default root."""
-    found = []
-    for fmt in FORMATS.values():
-        root = fmt.default_root()
-        if root.exists() and next(fmt.discover(root), None) is not None:
-            found.append(fmt)
-    return found
+def detect(places: Places | None = None) -> list[TranscriptFormat]:
+    """The formats with at least one transcript in one of their places on this machine."""
+    from history.importers.auto import with_sessions
+
+    return with_sessions(FORMATS.values(), places or Places.here())
 
 
 __all__ = [
     "FORMATS",
     "TAINTING_TOOLS",
     "ImportedTurn",
+    "Places",
     "ReadReport",
     "TranscriptFormat",
     "detect",

@@ -90,6 +90,15 @@ class TranscriptFormat(ABC):
     @abstractmethod
     def discover(self, root: Path) -> Iterator[Path]: ...
 
+    def claims(self, path: Path) -> bool:
+        """Whether `path` is a file this agent writes (read from its name and first lines),
+        so `recall import auto PATH` reads each file as the format it is written in."""
+        return False
+
+    def sessions_in(self, path: Path) -> int:
+        """How many sessions a file `discover` found holds (`recall import --list`)."""
+        return 1
+
     @abstractmethod
     def read(self, path: Path) -> ReadReport: ...
 

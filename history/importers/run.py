@@ -11,15 +11,14 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from history.i18n import Messages, grouped
-from history.importers import FORMATS, ImportedTurn, ReadReport, TranscriptFormat
-from history.importers.base import json_objects
-from history.importers.claude_code import KNOWN_TYPES as CLAUDE_TYPES
-from history.importers.codex import KNOWN_TYPES as CODEX_TYPES
+from history.importers import FORMATS, ImportedTurn, TranscriptFormat
+from history.importers.auto import owner
+from history.importers.base import Places
+from history.importers.whole import join_answers
 from history.index import HistoryIndex
 from history.prepare import RecordCounts
 
@@ -180,10 +179,12 @@ def import_transcripts(
     root: Path | None,
     include_forgotten: bool = False,
     progress: bool = False,
+    places: Places | None = None,
 ) -> ImportSummary:
-    """Import every transcript of `formats` under `root` (None: each format's default root)."""
+    """Import every transcript of `formats` under `root` (None: each format's places on
+    `places`, this machine by default)."""
     summary = ImportSummary()
-    plan = _plan(formats, root, summary)
+    plan = _plan(formats, root, summary, places or Places.here())
     run, bar = _Run(index, include_forgotten, summary), _Bar(progress, len(plan))
     try:
         for fmt, path in plan:
@@ -196,43 +197,33 @@ def import_transcripts(
 
 
 def _plan(
-    formats: Sequence[TranscriptFormat], root: Path | None, summary: ImportSummary
+    formats: Sequence[TranscriptFormat],
+    root: Path | None,
+    summary: ImportSummary,
+    places: Places,
 ) -> list[tuple[TranscriptFormat, Path]]:
-    """Each file once, with its format. A JSONL file goes to the format its lines belong to,
-    and stays out if that format passed it over (a Claude Code sub-agent file is no Codex
-    rollout); a file of a format this import does not read is passed over and counted."""
+    """Each file once, with its format. A file goes to the format that claims it, and stays
+    out if that format passed it over (a Claude Code sub-agent file is no Codex rollout); a
+    file of a format this import does not read is passed over and counted."""
     claims: dict[Path, list[TranscriptFormat]] = {}
     for fmt in formats:
-        where = root if root is not None else fmt.default_root()
-        summary.roots += [str(where)] if str(where) not in summary.roots else []
-        try:
-            for path in fmt.discover(where):
-                claims.setdefault(path, []).append(fmt)
-        except OSError as error:
-            summary.note(f"Could not list {where}: {error.strerror or type(error).__name__}.")
+        for where in [root] if root is not None else fmt.candidate_roots(places):
+            summary.roots += [str(where)] if str(where) not in summary.roots else []
+            try:
+                for path in fmt.discover(where):
+                    claims.setdefault(path, []).append(fmt)
+            except OSError as error:
+                summary.note(f"Could not list {where}: {error.strerror or type(error).__name__}.")
     plan = []
     requested = {fmt.name for fmt in formats}
     for path, claimants in claims.items():
-        owner = _sniff(path)
-        claimant = next((fmt for fmt in claimants if fmt.name == owner), None)
-        if owner is None or claimant is not None:
+        writer = owner(path, FORMATS.values())
+        claimant = next((fmt for fmt in claimants if writer and fmt.name == writer.name), None)
+        if writer is None or claimant is not None:
             plan.append((claimant or claimants[0], path))
-        elif owner not in requested:  # another agent's transcript: not this import's to read
+        elif writer.name not in requested:  # another agent's transcript: not this import's
             summary.other_format += 1
     return plan
-
-
-def _sniff(path: Path) -> str | None:
-    """The name of the format a JSONL file's lines belong to: Codex lines carry a `payload`,
-    Claude Code lines a `sessionId` or a Claude line type."""
-    head = islice(json_objects(path, ReadReport()), 20 if path.suffix == ".jsonl" else 0)
-    for line in head:  # a generator: its file closes as soon as it is dropped
-        kind = line.get("type")
-        if isinstance(line.get("payload"), dict) and kind in CODEX_TYPES:
-            return "codex"
-        if "sessionId" in line or kind in CLAUDE_TYPES:
-            return "claude-code"
-    return None
 
 
 class _Bar:
@@ -285,13 +276,16 @@ def import_hook(index: HistoryIndex, stdin_text: str) -> ImportSummary | None:
 
 def _hook_turns(hook: dict[str, Any], turns: list[ImportedTurn]) -> list[ImportedTurn]:
     """The hook's facts fill gaps: its cwd for a turn with no project, and on Stop its
-    `last_assistant_message` as the last turn's answer (Stop may fire before the transcript
-    holds that message; the next import reads it from the file)."""
+    `last_assistant_message` as the last text of the last turn's answer when the transcript
+    does not hold it yet (Stop may fire before the file has that message). The transcript's
+    whole answer stays, so a later import of the grown file gives the same answer."""
     cwd = hook.get("cwd")
     if isinstance(cwd, str) and cwd:
         turns = [turn if turn.project else replace(turn, project=cwd) for turn in turns]
     last, session = hook.get("last_assistant_message"), hook.get("session_id")
     stop = hook.get("hook_event_name") == "Stop" and isinstance(last, str) and last.strip()
     if stop and turns and session in (None, turns[-1].session_id):
-        turns[-1] = replace(turns[-1], answered=str(last).strip())
+        said, text = turns[-1].answered, str(last).strip()
+        if text not in said:
+            turns[-1] = replace(turns[-1], answered=join_answers([said, text]))
     return turns

@@ -19,6 +19,7 @@ from sqlalchemy import (
     String,
     Text,
     TypeDecorator,
+    text,
 )
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -71,6 +72,8 @@ class Turn(Base):
     files: Mapped[str] = mapped_column(Text, default="[]")
     edited: Mapped[str] = mapped_column(Text, default="[]")
     tools: Mapped[str] = mapped_column(Text, default="[]")
+    # What the turn did, one entry a line (history/importers/whole.py); '' before revision 0016.
+    work: Mapped[str] = mapped_column(Text, default="", server_default=text("''"))
     # One full-text token per project; computed by SQLite, never written.
     project_tag: Mapped[str | None] = mapped_column(
         String, Computed("'p' || lower(hex(project))", persisted=False)
@@ -96,6 +99,7 @@ TURN_COLUMNS = (
     Turn.files,
     Turn.edited,
     Turn.tools,
+    Turn.work,
 )
 
 

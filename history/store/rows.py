@@ -41,6 +41,7 @@ def row_values(turn: NewTurn) -> dict[str, Any]:
         "files": names_json(turn.files),
         "edited": names_json(turn.edited),
         "tools": names_json(turn.tools),
+        "work": turn.work,
     }
 
 

@@ -27,7 +27,19 @@ from history.store.models import (
 
 def turn_fields(row: Sequence[Any]) -> dict[str, Any]:
     """The keyword arguments of a `domain.Turn` from a row of `TURN_COLUMNS`."""
-    turn_id, session_id, project, asked_at, tainted, asked, answered, files, edited, tools = row
+    (
+        turn_id,
+        session_id,
+        project,
+        asked_at,
+        tainted,
+        asked,
+        answered,
+        files,
+        edited,
+        tools,
+        work,
+    ) = row
     return {
         "turn_id": turn_id,
         "session_id": session_id,
@@ -39,6 +51,7 @@ def turn_fields(row: Sequence[Any]) -> dict[str, Any]:
         "files": _strings(files),
         "edited": _strings(edited),
         "tools": _strings(tools),
+        "work": work,
     }
 
 

@@ -1,5 +1,6 @@
 """What recall_turn and `recall show` print of whole turns: each dated, its files told apart,
-the taint label on each tainted turn, then the question and the answer word for word."""
+the taint label on each tainted turn, then the question and the answer word for word, and the
+turn's work (its commands, failures and added lines) when it has any."""
 
 from __future__ import annotations
 
@@ -40,6 +41,8 @@ def turn_block(
     if turn.tools:
         lines.append(file_line(_("tools"), turn.tools, FILES_WIDTH, _, whole=True))
     lines += [_("asked") + ":", turn.asked, _("answered") + ":", turn.answered]
+    if turn.work:
+        lines += [_("work") + ":", turn.work]
     return "\n".join(lines)
 
 

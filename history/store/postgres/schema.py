@@ -8,8 +8,8 @@ but PostgreSQL writes it. Its words are ours: `recall_words` folds text the way
 `history.query.words` does (lowercase, NFKD with combining marks dropped, every run of
 characters that are neither letters nor digits a separator), and the 'simple' configuration
 keeps each word as it is (no stemming, no stop words: function words are dropped from queries).
-Weights: A the question, B the file names, C the answer, D the project's tag (which only
-narrows a search: ranking gives D nothing).
+Weights: A the question, B the file names, C the answer, D the work (since revision 0016) and
+the project's tag (which only narrows a search: no query word is a tag).
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ CONFIG = "simple"
 # Combining marks (the blocks NFKD decomposes diacritics into) dropped after decomposing.
 _MARKS = r"[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+"
 TAG_EXPRESSION = "'p' || md5(project)"
-# (column or SQL expression, weight), as revision 0002 indexed them and as 0004 does.
+# (column or SQL expression, weight), as revision 0002 indexed them and as 0004 does (0016
+# spells out its own, with the work).
 TEXT_WEIGHTS: tuple[tuple[str, str], ...] = (("asked", "A"), ("files", "B"), ("answered", "C"))
 WITH_TAG: tuple[tuple[str, str], ...] = (*TEXT_WEIGHTS, (TAG_EXPRESSION, "D"))
 # The question's words and the project's tag, indexed apart (revision 0009): a turn holding a

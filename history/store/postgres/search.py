@@ -3,18 +3,18 @@ every turn that holds a common word, and a bounded cost when that is not enough.
 
 A turn's score is the sum, over the query's words, of the word's idf times `ts_rank` of the
 turn's `search_vector` for that word alone (the question weighs 1, file names 0.4, the answer
-0.3): ts_rank by itself counts every word alike, so a turn full of a common word would rank with
-one that holds the rare word the user is after. The vector holds the question's positions first,
-then the file names', then the answer's, and ts_rank weighs a word's occurrences by 1/n² in that
-order: a word in the question scores under HEAD_CEILING, a word only elsewhere under
-TAIL_CEILING. So the search looks first at the turns holding a query word in their question
-(found by their own index, schema.ASKED_INDEX), rarest word first, then at the rest, each part
-ranked with every query word; once the k-th best score found beats what any turn not yet seen
-can score, no turn left can enter the top k and the search stops. Before that, a part whose own
-word cannot pass the k-th best score asks only for its turns that also hold enough of the other
-query words (search_bounds.py): the GIN indexes pick those out, and no other row is read.
-In one project, every part but the repeats' asks the index of each turn's words within its
-project (project_index.py), whose lists hold that project's turns only.
+0.3, the work 0.15): ts_rank by itself counts every word alike, so a turn full of a common word
+would rank with one that holds the rare word the user is after. The vector holds the question's
+positions first, then the file names', then the answer's, then the work's, and ts_rank weighs a
+word's occurrences by 1/n² in that order: a word in the question scores under HEAD_CEILING, a
+word only elsewhere under TAIL_CEILING. So the search looks first at the turns holding a query
+word in their question (found by their own index, schema.ASKED_INDEX), rarest word first, then
+at the rest, each part ranked with every query word; once the k-th best score found beats what
+any turn not yet seen can score, no turn left can enter the top k and the search stops. Before
+that, a part whose own word cannot pass the k-th best score asks only for its turns that also
+hold enough of the other query words (search_bounds.py): the GIN indexes pick those out, and no
+other row is read. In one project, every part but the repeats' asks the index of each turn's
+words within its project (project_index.py), whose lists hold that project's turns only.
 
 What a search costs is the rows it ranks: each is a heap page (the vector is stored MAIN,
 inline), read from the OS's cache when shared buffers (128 MB by default) do not hold it, and
@@ -48,8 +48,10 @@ from history.store.postgres.search_scope import Budget, Scope
 from history.store.postgres.statistics import WordCounts
 from history.store.rows import Ranked
 
-# ts_rank's weights, {D, C, B, A}: the project tag, the answer, the file names, the question.
-WEIGHTS = "{0, 0.3, 0.4, 1.0}"
+# ts_rank's weights, {D, C, B, A}: the work (and the project tag, which only narrows: no query
+# word is a tag), the answer, the file names, the question. The work weighs half the answer, as
+# on SQLite (history.ranking.COLUMN_WEIGHTS).
+WEIGHTS = "{0.15, 0.3, 0.4, 1.0}"
 # The scale of Hit.score: the most one word's ts_rank is taken to reach.
 RANK_CEILING = 1.5
 # Rows one search may rank (in one project fewer, for its tighter target); a part past what is

@@ -16,7 +16,7 @@ import itertools
 from collections.abc import Sequence
 
 # ts_rank of one word first found in the question stays below sum(1/n²) / 1.645 < 1; first
-# found in the file names, below 0.4 (the answer's 0.3 is less).
+# found in the file names, below 0.4 (the answer's 0.3 and the work's 0.15 are less).
 HEAD_CEILING, TAIL_CEILING = 1.0, 0.4
 # Past this many other words, the sets of them a turn may need are too many to spell out.
 MOST_COMPANY_WORDS = 7

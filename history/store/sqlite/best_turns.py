@@ -26,6 +26,7 @@ import random
 import struct
 import time
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import Connection
@@ -61,9 +62,9 @@ _WEIGHTS = ", ".join(str(w) for w in (*COLUMN_WEIGHTS, 0.0))
 _RECORD = struct.Struct("<dqdq")
 
 
-def schema_statements() -> list[str]:
+def schema_statements(watched_columns: Sequence[str] = fts.WATCHED_COLUMNS) -> list[str]:
     """The tables and the triggers that keep a forget and a rewrite exact."""
-    watched = ", ".join(fts.WATCHED_COLUMNS)
+    watched = ", ".join(watched_columns)
     return [
         f"CREATE TABLE {LISTS} (word TEXT PRIMARY KEY, built_upto INTEGER NOT NULL, "
         "average_length REAL NOT NULL, bound REAL NOT NULL, turns INTEGER NOT NULL)",
@@ -248,7 +249,7 @@ def _common_words(conn: Connection) -> tuple[list[tuple[str, str]], list[str]]:
     picked = sorted(random.Random(last).sample(range(1, last + 1), min(SAMPLE_TURNS, last)))
     marks = ", ".join("?" for _ in picked)
     texts = conn.exec_driver_sql(
-        f"SELECT asked, answered, files FROM turns WHERE id IN ({marks})", tuple(picked)
+        f"SELECT asked, answered, files, work FROM turns WHERE id IN ({marks})", tuple(picked)
     ).all()
     held: Counter[str] = Counter()
     form_of: dict[str, str] = {}

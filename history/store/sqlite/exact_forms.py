@@ -80,7 +80,7 @@ def _kth(final: Mapping[int, float], k: int) -> float:
     return heapq.nlargest(k, final.values())[-1]
 
 
-def _texts(conn: Connection, rowids: Sequence[int]) -> list[tuple[int, tuple[str, str, str]]]:
+def _texts(conn: Connection, rowids: Sequence[int]) -> list[tuple[int, tuple[str, ...]]]:
     marks = ", ".join("?" for _ in rowids)
-    sql = f"SELECT id, asked, answered, files FROM turns WHERE id IN ({marks})"
-    return [(row[0], (row[1], row[2], row[3])) for row in conn.exec_driver_sql(sql, tuple(rowids))]
+    sql = f"SELECT id, asked, answered, files, work FROM turns WHERE id IN ({marks})"
+    return [(row[0], tuple(row[1:])) for row in conn.exec_driver_sql(sql, tuple(rowids))]

@@ -1,6 +1,7 @@
 """Everything that knows the FTS5 DDL of `turns_fts`: probe, create, drop, rebuild, optimize.
 
-`turns_fts` is an external-content FTS5 table over `turns(asked, answered, files)`; the triggers
+`turns_fts` is an external-content FTS5 table over `turns(asked, answered, files, work)` (the
+work since revision 0016) and the project's tag; the triggers
 `turns_ai`, `turns_ad` and `turns_au` keep it in step with `turns`. Since revision 0007 it reads
 its text through `recall_index_text` (history.query.index_text, registered on every connection:
 CJK runs become their character pairs) and stems with Porter, and its content table is the view
@@ -16,7 +17,7 @@ from sqlalchemy import Connection, text
 from sqlalchemy.exc import OperationalError
 
 FTS_TABLE = "turns_fts"
-TEXT_COLUMNS = ("asked", "answered", "files")
+TEXT_COLUMNS = ("asked", "answered", "files", "work")
 # One token per project (a column of `turns` computed from `project`): a project-scoped search
 # intersects posting lists inside FTS5 instead of looking up every match's row.
 PROJECT_TAG = "project_tag"
@@ -77,11 +78,12 @@ def create_fts_statements(
 def _indexed(
     columns: Sequence[str], through: str | None, row: str = "", named: bool = True
 ) -> list[str]:
-    """Each column as FTS5 is given it: a text column through the function `through`."""
+    """Each column as FTS5 is given it: every text column (all but the project's tag, in every
+    revision) through the function `through`."""
     found = []
     for column in columns:
         value = f"{row}{column}"
-        if through and column in TEXT_COLUMNS:
+        if through and column != PROJECT_TAG:
             value = f"{through}({value})" + (f" AS {column}" if named else "")
         found.append(value)
     return found

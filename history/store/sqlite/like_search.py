@@ -22,7 +22,7 @@ from history.store.models import TURN_COLUMNS, Turn
 def search_like(
     engine: Engine, terms: Sequence[str], scope: Sequence[ColumnElement[bool]], k: int
 ) -> list[tuple[Any, float]]:
-    folded = [func.recall_fold(col) for col in (Turn.asked, Turn.answered, Turn.files)]
+    folded = [func.recall_fold(col) for col in (Turn.asked, Turn.answered, Turn.files, Turn.work)]
     needles = {stem_needle(term) for term in terms}
     any_substring = or_(*(func.instr(col, needle) > 0 for needle in needles for col in folded))
     statement = select(*TURN_COLUMNS).where(and_(any_substring, *scope))
@@ -32,15 +32,16 @@ def search_like(
     wanted = {stem(term) for term in terms}
     documents, matching = [], []
     for row in rows:
-        columns = (words(row.asked), words(row.answered), words(row.files))
+        texts = (row.asked, row.answered, row.files, row.work)
+        columns = tuple(words(value) for value in texts)
         if any(wanted.intersection(stem(word) for word in column) for column in columns):
             documents.append(columns)
-            matching.append(row)
+            matching.append((row, texts))
     scores, term_idf = bm25_scores(documents, terms, total)
-    for i, row in enumerate(matching):
-        scores[i] += exact_form_bonus(terms, (row.asked, row.answered, row.files), term_idf)
+    for i, (_, texts) in enumerate(matching):
+        scores[i] += exact_form_bonus(terms, texts, term_idf)
     ranked = sorted(
-        zip(matching, scores, strict=True),
+        zip((row for row, _ in matching), scores, strict=True),
         key=lambda pair: (-pair[1], -pair[0].asked_at.timestamp()),
     )
     bounds = [score_bound(value) for value in term_idf.values()]

@@ -54,7 +54,7 @@ def salvage(damaged: Path, target: Engine) -> Salvage:
         assert destination is not None
         owed = _owed_work(source, driver.DatabaseError)
         for table in COPIED_TABLES:
-            columns = _columns(destination, table)
+            columns = _shared_columns(source, destination, table, driver.DatabaseError)
             copied[table], unreadable[table] = _copy_table(
                 source, destination, table, columns, driver.DatabaseError, owed
             )
@@ -78,6 +78,19 @@ def _columns(destination: Any, table: str) -> list[str]:
     """The stored columns (a generated column is left to be computed again)."""
     rows = destination.execute(f"SELECT name, hidden FROM pragma_table_xinfo('{table}')")
     return [name for name, hidden in rows if hidden == 0]
+
+
+def _shared_columns(
+    source: Any, destination: Any, table: str, broken: type[Exception]
+) -> list[str]:
+    """The new file's columns that the damaged one has too: a file from before a revision that
+    added a column (0016's `work`) gives its rows, which take the column's default."""
+    wanted = _columns(destination, table)
+    try:
+        held = set(_columns(source, table))
+    except broken:
+        return wanted
+    return [column for column in wanted if column in held] if held else wanted
 
 
 def _copy_table(

@@ -199,6 +199,7 @@ def _encoded(turn: NewTurn) -> str:
             "files": list(turn.files),
             "edited": list(turn.edited),
             "tools": list(turn.tools),
+            "work": turn.work,
         },
         ensure_ascii=False,
     )
@@ -217,4 +218,6 @@ def _decoded(stored: str) -> NewTurn:
         files=tuple(fields["files"]),
         edited=tuple(fields["edited"]),
         tools=tuple(fields["tools"]),
+        # A turn spooled before the work was stored has none.
+        work=fields.get("work", ""),
     )

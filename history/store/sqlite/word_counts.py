@@ -28,8 +28,8 @@ FRESH_FOR_GROWTH = 0.01
 _VOCAB = f"temp.{fts.FTS_TABLE}_vocab"
 
 
-def schema_statements() -> list[str]:
-    watched = ", ".join(fts.WATCHED_COLUMNS)
+def schema_statements(watched_columns: Sequence[str] = fts.WATCHED_COLUMNS) -> list[str]:
+    watched = ", ".join(watched_columns)
     return [
         f"CREATE TABLE {TABLE} (word TEXT PRIMARY KEY, holding INTEGER NOT NULL, "
         "turns INTEGER NOT NULL) WITHOUT ROWID",
