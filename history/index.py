@@ -38,6 +38,26 @@ log = logging.getLogger(__name__)
 
 # A short-lived process (an import hook) leaves the rest of the upkeep to the next one.
 CLOSING_UPKEEP_SECONDS = 0.1
+# The shortest start of a turn id that opens the turn it names, when only one id starts so.
+MIN_TURN_PREFIX = 8
+# An ambiguous prefix names this many of its turns, and counts up to COUNTED_CANDIDATES.
+CANDIDATES_SHOWN, COUNTED_CANDIDATES = 10, 1_000
+
+
+class AmbiguousTurnId(LookupError):
+    """More than one turn id starts with the prefix given: `candidates` are the first few by
+    id, `count` how many there are (`COUNTED_CANDIDATES` + 1: more than that many)."""
+
+    def __init__(self, prefix: str, candidates: Sequence[str], count: int) -> None:
+        super().__init__(prefix)
+        self.prefix = prefix
+        self.candidates = list(candidates)
+        self.count = count
+
+    @property
+    def counted(self) -> bool:
+        """False when there are more than COUNTED_CANDIDATES, so `count` is a lower bound."""
+        return self.count <= COUNTED_CANDIDATES
 
 
 class HistoryIndex:
@@ -274,9 +294,29 @@ class HistoryIndex:
 
     # Reading what was found. A forgotten conversation is in none of these.
 
-    def turn(self, turn_id: str) -> Turn | None:
-        """The whole stored turn; None when no turn has that id (or it was forgotten)."""
-        return self._repository.turn(self._ids.id(str(turn_id)))
+    def turn(self, turn_id: str, prefix: bool = False) -> Turn | None:
+        """The whole stored turn; None when no turn has that id (or it was forgotten).
+
+        With `prefix`, an id that no turn has exactly may be the start of one, of at least
+        MIN_TURN_PREFIX characters (a `…` after it, as a long id is shown cut, is left out):
+        the one turn whose id starts so. Raises AmbiguousTurnId when several do."""
+        if not _storable(str(turn_id)):
+            return None  # no stored id holds a NUL or a lone surrogate
+        found = self._repository.turn(self._ids.id(str(turn_id)))
+        if found is not None or not prefix:
+            return found
+        start = str(turn_id).removesuffix("…")
+        ids = self.turn_ids_by_prefix(start, COUNTED_CANDIDATES + 1)
+        if len(ids) > 1:
+            raise AmbiguousTurnId(start, ids[:CANDIDATES_SHOWN], len(ids))
+        return self._repository.turn(ids[0]) if ids else None
+
+    def turn_ids_by_prefix(self, prefix: str, limit: int = CANDIDATES_SHOWN) -> list[str]:
+        """Up to `limit` ids, in order, of the turns whose id (as search shows it) starts with
+        `prefix`; none for a prefix shorter than MIN_TURN_PREFIX characters."""
+        if len(prefix) < MIN_TURN_PREFIX or not _storable(prefix) or limit < 1:
+            return []
+        return self._repository.turn_ids_by_prefix(prefix, limit)
 
     def conversation(
         self, session_id: str, around: str | None = None, radius: int = 2
@@ -405,6 +445,15 @@ class HistoryIndex:
             self._repository.close()
             if self._engine is not None:
                 self._engine.dispose()
+
+
+def _storable(text: str) -> bool:
+    """Text both databases can compare: no NUL (PostgreSQL refuses it), no lone surrogate."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return "\x00" not in text
 
 
 def _since(days: int | None) -> datetime | None:

@@ -98,8 +98,19 @@ def terms(query: str) -> list[str]:
     A run of Chinese, Japanese or Korean made only of function words is dropped whole.
 
     An empty list means the query had nothing to search for. Long queries keep their first
-    `MAX_QUERY_WORDS` words so a pasted page cannot turn into an unbounded expression.
+    `MAX_QUERY_WORDS` words so a pasted page cannot turn into an unbounded expression
+    (`dropped_words` counts the others).
     """
+    return _distinct_words(query, MAX_QUERY_WORDS)
+
+
+def dropped_words(query: str) -> int:
+    """How many distinct searchable words of `query` `terms` leaves out, past its first
+    `MAX_QUERY_WORDS`."""
+    return max(0, len(_distinct_words(query, None)) - MAX_QUERY_WORDS)
+
+
+def _distinct_words(query: str, most: int | None) -> list[str]:
     text = query.replace("\x00", " ")
     if not text.isascii() and _CJK_RUN.search(text):
         text = _CJK_RUN.sub(
@@ -109,7 +120,7 @@ def terms(query: str) -> list[str]:
     for word in words(text):
         if word not in FUNCTION_WORDS:
             seen.setdefault(word, None)
-            if len(seen) == MAX_QUERY_WORDS:
+            if len(seen) == most:
                 break
     return list(seen)
 

@@ -100,6 +100,9 @@ class FakeTurnRepository(TurnRepository):
     def turn(self, turn_id: str) -> Turn | None:
         return self.turns.get(turn_id)
 
+    def turn_ids_by_prefix(self, prefix: str, limit: int) -> list[str]:
+        return sorted(turn_id for turn_id in self.turns if turn_id.startswith(prefix))[:limit]
+
     def conversation(self, session_id: str, around: str | None, radius: int) -> list[Turn]:
         ordered = self._in_order(t for t in self.turns.values() if t.session_id == session_id)
         if around is None:

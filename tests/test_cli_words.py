@@ -60,7 +60,8 @@ def test_search_hints_name_the_commands_options(
 
     code, said = recall(home, capsys, "search", "login", "-k", "1", "--everywhere")
     assert code == 0
-    assert said.startswith('1 turn matches "login" in every project, best first.')
+    # Two turns match and one is shown: never "1 turn matches".
+    assert said.startswith('The best turn of those that match "login" in every project.')
     assert "More match: -k 10 shows up to 10." in said
 
     code, said = recall(home, capsys, "search", "login", "--project", "/work/nowhere")

@@ -40,7 +40,7 @@ from history.domain import READ_ONLY
 from history.i18n import N_
 from history.index import HistoryIndex
 from history.limits import MAX_DAYS, MAX_K
-from history.query import terms
+from history.query import MAX_QUERY_WORDS, dropped_words, terms
 from history.store.sqlite.damaged import copies_kept
 from history.version import package_version
 from history.web import page
@@ -117,7 +117,14 @@ def router(index: HistoryIndex, token: str | None = None) -> APIRouter:
         found = index.search(q, project, days, k)
         hits = [hit_out(hit, words) for hit in found]
         message = None if hits else translated(NO_MATCH, language)
-        return SearchOut(terms=words, hits=hits, message=message, approximate=found.approximate)
+        dropped = dropped_words(q) if len(words) == MAX_QUERY_WORDS else 0
+        return SearchOut(
+            terms=words,
+            words_dropped=dropped,
+            hits=hits,
+            message=message,
+            approximate=found.approximate,
+        )
 
     @guarded.delete(
         "/api/code/sessions/{session_id:recall_id}",

@@ -127,6 +127,11 @@ def hit_out(hit: Hit, words: list[str]) -> HitOut:
 
 class SearchOut(BaseModel):
     terms: list[str] = Field(description="the words searched for, function words dropped")
+    words_dropped: int = Field(
+        default=0,
+        description="how many more words the query held past the first ones searched "
+        "(`terms`), left out",
+    )
     hits: list[HitOut] = Field(description="best first")
     message: str | None = Field(None, description="why there are no hits, when there are none")
     approximate: bool = Field(

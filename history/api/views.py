@@ -8,24 +8,39 @@ from dataclasses import asdict
 from datetime import datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Query
+from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 from pydantic import BaseModel, Field
 
 from history import paging
+from history.api.languages import language_of, say_language, translated
 from history.api.models import ErrorOut, Id, TurnOut, Workspace
 from history.domain import ConversationSummary, ProjectSummary
 from history.i18n import N_
-from history.index import HistoryIndex
+from history.index import COUNTED_CANDIDATES, AmbiguousTurnId, HistoryIndex
 from history.limits import MAX_DAYS
 from history.paging import BAD_CURSOR
 
 NO_TURN = N_("no turn has this id (it may have been forgotten)")
+NOT_UNIQUE = N_(
+    "more than one turn id starts with this: pass more of the one you mean (`candidates` "
+    "names the first of them)"
+)
 NO_CONVERSATION = N_("no conversation has this id (it may have been forgotten)")
 NOT_IN_CONVERSATION = N_("this conversation holds no turn with the `around` id")
 MAX_RADIUS, MAX_LIMIT, MAX_CURSOR = 10_000, 200, 10_000
+
+
+class AmbiguousOut(BaseModel):
+    detail: str
+    candidates: list[str] = Field(description="the first of the turn ids it starts, in order")
+    count: int = Field(
+        description=f"how many turn ids it starts, counted up to {COUNTED_CANDIDATES + 1}"
+    )
+    counted: bool = Field(description=f"false: more than {COUNTED_CANDIDATES} ids, not counted")
 
 
 class ConversationOut(BaseModel):
@@ -80,11 +95,26 @@ def router(index: HistoryIndex, route_class: type[APIRoute] = APIRoute) -> APIRo
     @views.get(
         "/api/code/turns/{turn_id:recall_id}",
         response_model=TurnOut,
-        responses=_not_found(NO_TURN),
-        summary="A turn in full",
+        responses={
+            **_not_found(NO_TURN),
+            409: {"model": AmbiguousOut, "description": "the start of more than one turn id"},
+        },
+        summary="A turn in full, by its id or the start of it (8 characters or more)",
     )
-    def read_turn(turn_id: Annotated[Id, PathParam()]) -> TurnOut:
-        turn = index.turn(turn_id)
+    def read_turn(turn_id: Annotated[Id, PathParam()], request: Request) -> Any:
+        try:
+            turn = index.turn(turn_id, prefix=True)
+        except AmbiguousTurnId as several:
+            language = language_of(request.headers)
+            ambiguous = AmbiguousOut(
+                detail=translated(NOT_UNIQUE, language),
+                candidates=several.candidates,
+                count=several.count,
+                counted=several.counted,
+            )
+            response = JSONResponse(ambiguous.model_dump(), status_code=409)
+            say_language(response, language)
+            return response
         if turn is None:
             raise HTTPException(404, NO_TURN)
         return TurnOut(**asdict(turn))

@@ -17,6 +17,7 @@ from history.home import DATABASE_NAME, resolve_home
 from history.index import HistoryIndex
 from history.store import migrations
 from history.store.backends import configured_url
+from history.store.postgres.engine import create_postgres_engine, is_postgres_url
 from history.store.sqlite import engine as sqlite_db
 from history.store.sqlite import fts
 from history.store.sqlite.damaged import (
@@ -184,15 +185,38 @@ def cmd_migrate(args: argparse.Namespace) -> int:
         config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
         command.upgrade(config, "head", sql=True)
         return OK
+    created = not _had_schema(args)
     index = open_index(args)  # opening runs `upgrade head`
-    print(
-        _(
-            "{where} is at the latest schema ({search})",
-            where=_where(args, index),
-            search=_search_kind(index),
+    fields = {"where": _where(args, index), "search": _search_kind(index)}
+    if created:
+        print(
+            _(
+                "created a new history database at {where}, at the latest schema ({search})",
+                **fields,
+            )
         )
-    )
+    else:
+        print(_("{where} is at the latest schema ({search})", **fields))
     return OK
+
+
+def _had_schema(args: argparse.Namespace) -> bool:
+    """Whether the database `recall migrate` opens held the history's tables already (a new
+    file, or a PostgreSQL database never migrated, did not)."""
+    url = configured_url(args.database_url)
+    if url is None or not is_postgres_url(url):
+        path = (
+            resolve_home(args.home) / DATABASE_NAME if url is None else sqlite_db.sqlite_path(url)
+        )
+        return path is None or (path.exists() and path.stat().st_size > 0)
+    engine = create_postgres_engine(url)
+    try:
+        with engine.connect() as conn:
+            return (
+                conn.exec_driver_sql("SELECT to_regclass('alembic_version')").scalar() is not None
+            )
+    finally:
+        engine.dispose()
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:

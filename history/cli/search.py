@@ -14,6 +14,7 @@ from dataclasses import asdict
 
 from history.cli.common import NOTHING, OK, USAGE, Commands, open_index, positive, top_k
 from history.cli.language import _, ngettext, number
+from history.cli.search_query import STDIN_QUERY_CHARS, WordsAnywhere, read_query, say_kept
 from history.limits import MAX_K
 from history.tools.arguments import BadArgument
 from history.tools.recall_history import RecallHistoryTool
@@ -32,7 +33,9 @@ class TerminalSearch(RecallHistoryTool):
         self, shown: int, query: str, days: int | None, everywhere: bool, more: bool, k: int
     ) -> str:
         fields = {"count": shown, "query": query, "project": self.project, "days": days}
-        if everywhere and days is None:
+        if more:  # the best shown, not all: counting every match of a common word is slow
+            header = self._best(shown, days, everywhere, fields)
+        elif everywhere and days is None:
             header = ngettext(
                 "{count} turn matches {query} in every project, best first.",
                 "{count} turns match {query} in every project, best first.",
@@ -69,6 +72,39 @@ class TerminalSearch(RecallHistoryTool):
                 else _("More match: -k {most} shows up to {most}.", most=MAX_K)
             )
         return header
+
+    @staticmethod
+    def _best(shown: int, days: int | None, everywhere: bool, fields: dict[str, object]) -> str:
+        if everywhere and days is None:
+            return ngettext(
+                "The best turn of those that match {query} in every project.",
+                "The best {count} turns of those that match {query} in every project, best first.",
+                shown,
+                **fields,
+            )
+        if everywhere:
+            return ngettext(
+                "The best turn of those that match {query} in every project from the last "
+                "{days} days.",
+                "The best {count} turns of those that match {query} in every project from the "
+                "last {days} days, best first.",
+                shown,
+                **fields,
+            )
+        if days is None:
+            return ngettext(
+                "The best turn of those that match {query} in {project}.",
+                "The best {count} turns of those that match {query} in {project}, best first.",
+                shown,
+                **fields,
+            )
+        return ngettext(
+            "The best turn of those that match {query} in {project} from the last {days} days.",
+            "The best {count} turns of those that match {query} in {project} from the last "
+            "{days} days, best first.",
+            shown,
+            **fields,
+        )
 
     def _nothing(self, query: str, days: int | None, everywhere: bool) -> str:
         """What is true when nothing is shown, and what to try next."""
@@ -118,26 +154,39 @@ class TerminalSearch(RecallHistoryTool):
 
 
 def cmd_search(args: argparse.Namespace) -> int:
+    query = read_query(args.query)
+    if query is None:
+        return USAGE
     index = open_index(args)
     project = os.getcwd() if args.project is None else args.project
     scope = None if args.everywhere else project
     if args.json:
-        hits = index.search(args.query, project=scope, days=args.days, k=args.k)
+        hits = index.search(query, project=scope, days=args.days, k=args.k)
         rows = [{**asdict(hit), "asked_at": hit.asked_at.isoformat()} for hit in hits]
         print(json.dumps(rows, ensure_ascii=False, indent=2))
+        say_kept(query)
         return OK if hits else NOTHING
     search = TerminalSearch(index, project, language=args.language)
-    answer = search.run(args.query, days=args.days, k=args.k, everywhere=args.everywhere)
+    answer = search.run(query, days=args.days, k=args.k, everywhere=args.everywhere)
     if answer.startswith("error: "):
         print(answer, file=sys.stderr)
         return USAGE
     print(answer)
-    return OK if index.search(args.query, project=scope, days=args.days, k=1) else NOTHING
+    return OK if index.search(query, project=scope, days=args.days, k=1) else NOTHING
 
 
 def register(commands: Commands, common: argparse.ArgumentParser) -> None:
     search = commands.add_parser("search", parents=[common], help=_("find earlier turns"))
-    search.add_argument("query", help=_("words to look for, e.g. 'login function'"))
+    search.__class__ = WordsAnywhere  # the sub-parsers' class is not chosen one by one
+    search.add_argument(
+        "query",
+        nargs="+",
+        help=_(
+            "words to look for, e.g. login function; - reads the query from stdin (at most "
+            "{most} characters)",
+            most=number(STDIN_QUERY_CHARS),
+        ),
+    )
     where = search.add_mutually_exclusive_group()
     where.add_argument("--project", help=_("workspace path (default: the current directory)"))
     where.add_argument("--everywhere", action="store_true", help=_("search every project"))

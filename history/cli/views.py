@@ -20,6 +20,7 @@ from history.cli.common import NOTHING, OK, USAGE, Commands, open_index, positiv
 from history.cli.language import _, columns, ngettext, number, speaking
 from history.domain import ConversationSummary, ProjectSummary, Turn
 from history.i18n import N_, Messages
+from history.index import AmbiguousTurnId
 from history.projects import project_key
 from history.tools.text import file_line
 from history.tools.turn_text import conversation_text, turn_block
@@ -63,7 +64,11 @@ def cmd_show(args: argparse.Namespace) -> int:
         return USAGE
     index = open_index(args)
     if args.turn_id is not None:
-        turn = index.turn(args.turn_id)
+        try:
+            turn = index.turn(args.turn_id.strip(), prefix=True)
+        except AmbiguousTurnId as several:
+            print(_ambiguous(several), file=sys.stderr)
+            return USAGE
         turns = [] if turn is None else [turn]
         missing = _("no turn has the id {id!r} (it may have been forgotten)", id=args.turn_id)
     else:
@@ -83,6 +88,31 @@ def cmd_show(args: argparse.Namespace) -> int:
         return OK
     _page(_shown(turns, args))
     return OK
+
+
+def _ambiguous(several: AmbiguousTurnId) -> str:
+    """A sentence naming how many turn ids the prefix starts, then the first of them."""
+    if several.counted:
+        head = ngettext(
+            "recall show: {prefix!r} starts {count} turn id; give more of the one you mean:",
+            "recall show: {prefix!r} starts {count} turn ids; give more of the one you mean:",
+            several.count,
+            prefix=several.prefix,
+            count=number(several.count),
+        )
+    else:
+        head = _(
+            "recall show: {prefix!r} starts more than {count} turn ids; give more of the one "
+            "you mean. The first {shown}:",
+            prefix=several.prefix,
+            count=number(several.count - 1),
+            shown=len(several.candidates),
+        )
+    more = several.count - len(several.candidates)
+    lines = [head, *(f"  {turn_id}" for turn_id in several.candidates)]
+    if more > 0 and several.counted:
+        lines.append("  " + _tool_words()("+{count} more", count=number(more)))
+    return "\n".join(lines)
 
 
 def _shown(turns: list[Turn], args: argparse.Namespace) -> str:
@@ -143,8 +173,15 @@ def _nothing_listed(project: str | None, days: int | None, after: bool) -> str:
             return _("No conversation in any project in the last {days} days.", **fields)
         return _("No conversation in any project.")
     if days:
-        return _("No conversation in this project ({project}) in the last {days} days.", **fields)
-    return _("No conversation in this project ({project}).", **fields)
+        return _(
+            "No conversation in this project ({project}) in the last {days} days; "
+            "--everywhere lists those of every project.",
+            **fields,
+        )
+    return _(
+        "No conversation in this project ({project}); --everywhere lists those of every project.",
+        **fields,
+    )
 
 
 def _next_page(args: argparse.Namespace, cursor: str) -> str:

@@ -95,6 +95,10 @@ class TurnRepository(abc.ABC):
     def turn(self, turn_id: str) -> Turn | None: ...
 
     @abc.abstractmethod
+    def turn_ids_by_prefix(self, prefix: str, limit: int) -> list[str]:
+        """Up to `limit` ids of turns starting with `prefix`, in order of id."""
+
+    @abc.abstractmethod
     def conversation(self, session_id: str, around: str | None, radius: int) -> list[Turn]:
         """The session's turns, oldest first (ties: the one stored first); with `around`, only
         that turn and up to `radius` turns either side of it (none when it is not there)."""

@@ -64,6 +64,22 @@ def _strings(stored: str) -> tuple[str, ...]:
 # Every statement is built once: SQLAlchemy then reuses its compiled form and its result map
 # (a statement built per call costs more than the query it runs).
 _TURN = select(*TURN_COLUMNS).where(Turn.turn_id == bindparam("turn_id"))
+# A range on the unique turn_id index: every id from the prefix up to the next prefix of its
+# length, in order (no LIKE, so `%` and `_` in an id are plain characters).
+_PREFIXED = (
+    select(Turn.turn_id, Turn.session_id, Turn.project)
+    .where(Turn.turn_id >= bindparam("low"), Turn.turn_id < bindparam("high"))
+    .order_by(Turn.turn_id)
+    .limit(bindparam("limit"))
+)
+_FROM_PREFIX = (
+    select(Turn.turn_id, Turn.session_id, Turn.project)
+    .where(Turn.turn_id >= bindparam("low"))
+    .order_by(Turn.turn_id)
+    .limit(bindparam("limit"))
+)
+_LAST_CHARACTER = 0x10FFFF
+_SURROGATES = range(0xD800, 0xE000)
 _IN_SESSION = Turn.session_id == bindparam("session_id")
 _POSITION = tuple_(Turn.asked_at, Turn.id)
 _ANCHOR = tuple_(bindparam("asked_at", type_=UtcDateTime()), bindparam("id"))
@@ -137,6 +153,19 @@ class SqlViews:
             row = conn.execute(_TURN, {"turn_id": turn_id}).first()
         return None if row is None else domain.Turn(**turn_fields(row))
 
+    def turns_by_prefix(self, prefix: str, limit: int) -> list[tuple[str, str, str]]:
+        """Up to `limit` (turn id, session id, project) of the turns whose id starts with
+        `prefix`, by id. Both backends compare ids by code point (SQLite's BINARY, a C
+        collation on PostgreSQL); the ids are checked again here for any other collation."""
+        high = _next_prefix(prefix)
+        with self.engine.connect() as conn:
+            if high is None:
+                found = conn.execute(_FROM_PREFIX, {"low": prefix, "limit": limit}).all()
+            else:
+                params = {"low": prefix, "high": high, "limit": limit}
+                found = conn.execute(_PREFIXED, params).all()
+        return [(turn_id, s, p) for turn_id, s, p in found if turn_id.startswith(prefix)]
+
     def conversation(self, session_id: str, around: str | None, radius: int) -> list[domain.Turn]:
         with self.engine.connect() as conn:
             if around is None:
@@ -180,6 +209,17 @@ class SqlViews:
     def projects(self) -> list[domain.ProjectSummary]:
         with self.engine.connect() as conn:
             return [domain.ProjectSummary(*row) for row in conn.execute(_PROJECTS)]
+
+
+def _next_prefix(prefix: str) -> str | None:
+    """The first string past every string that starts with `prefix` (None: there is none)."""
+    stem = prefix.rstrip(chr(_LAST_CHARACTER))
+    if not stem:
+        return None
+    following = ord(stem[-1]) + 1
+    if following in _SURROGATES:  # not a character a database stores
+        following = _SURROGATES.stop
+    return stem[:-1] + chr(following)
 
 
 def _most_edited(

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from history.i18n import N_
 from history.limits import MAX_DAYS, MAX_K
-from history.query import terms
+from history.query import MAX_QUERY_WORDS, dropped_words, terms
 from history.tools.arguments import BadArgument, shown, whole
 from history.tools.spec import IndexTool, read_only_annotations
 from history.tools.text import hit_block, quoted
@@ -132,9 +132,11 @@ class RecallHistoryTool(IndexTool):
             )
         found = self._search(query, None if everywhere else self.project, days, k)
         hits = sorted(found, key=lambda hit: NAME in hit.tools)[:k]  # stable: rank kept
+        kept = self._kept(query, words)
         if not hits:
-            return self._nothing(quoted(query), days, everywhere)
+            return self._nothing(quoted(query), days, everywhere) + kept
         header = self._header(len(hits), quoted(query), days, everywhere, len(found) > k, k)
+        header += kept
         if found.approximate:
             header += " " + self._(APPROXIMATE)
         budget = (OUTPUT_LIMIT - len(header)) // len(hits) - 2
@@ -146,6 +148,21 @@ class RecallHistoryTool(IndexTool):
                 hit_block(i, hit, words, budget, now, quoting=quoting, foreign=foreign, _=self._)
             )
         return "\n\n".join([header, *blocks])
+
+    def _kept(self, query: str, words: list[str]) -> str:
+        """A sentence naming the words searched when the query had more than the search takes
+        (empty otherwise), to follow the header."""
+        dropped = dropped_words(query) if len(words) == MAX_QUERY_WORDS else 0
+        if not dropped:
+            return ""
+        return " " + self._.ngettext(
+            "Only the first {count} words were searched ({words}); {dropped} more was left out.",
+            "Only the first {count} words were searched ({words}); {dropped} more were left out.",
+            dropped,
+            count=MAX_QUERY_WORDS,
+            words=" ".join(words),
+            dropped=dropped,
+        )
 
     def _header(
         self, shown: int, query: str, days: int | None, everywhere: bool, more: bool, k: int
@@ -172,14 +189,21 @@ class RecallHistoryTool(IndexTool):
                 project=self.project,
                 days=days,
             )
-        header = _.ngettext(
-            "{count} earlier turn matches {query} {scope}; best first.",
-            "{count} earlier turns match {query} {scope}; best first.",
-            shown,
-            count=shown,
-            query=query,
-            scope=scope,
-        )
+        fields = {"count": shown, "query": query, "scope": scope}
+        if more:  # not every match is shown, and they are not counted: too slow for a common word
+            header = _.ngettext(
+                "The best earlier turn of those that match {query} {scope}.",
+                "The best {count} earlier turns of those that match {query} {scope}; best first.",
+                shown,
+                **fields,
+            )
+        else:
+            header = _.ngettext(
+                "{count} earlier turn matches {query} {scope}; best first.",
+                "{count} earlier turns match {query} {scope}; best first.",
+                shown,
+                **fields,
+            )
         if more:
             header += (
                 _(" More match: add words to narrow.") if k == MAX_K else _(" More match: raise k.")

@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from history.i18n import N_, Messages
+from history.index import AmbiguousTurnId
 from history.tools.arguments import BadArgument, shown, whole
 from history.tools.spec import IndexTool, read_only_annotations
 from history.tools.turn_text import conversation_text, turn_block
@@ -98,7 +99,10 @@ class RecallTurnTool(IndexTool):
         )
         radius = whole("radius", radius, 0, MAX_RADIUS, hint, _)
         offset = whole("offset", offset, 0, 2**63, _("the offset a part named, or 0"), _)
-        turn = self.index.turn(turn_id)
+        try:
+            turn = self.index.turn(turn_id.strip(), prefix=True)
+        except AmbiguousTurnId as several:
+            raise BadArgument(ambiguous(several, _)) from None
         if turn is None:
             raise BadArgument(
                 _(
@@ -111,9 +115,31 @@ class RecallTurnTool(IndexTool):
         if radius == 0:
             text = turn_block(turn, now, self.project, _=_)
         else:
-            turns = self.index.conversation(turn.session_id, around=turn_id, radius=radius)
-            text = conversation_text(turns, now, self.project, around=turn_id, _=_)
+            around = turn.turn_id  # the whole id, when a prefix was given
+            turns = self.index.conversation(turn.session_id, around=around, radius=radius)
+            text = conversation_text(turns, now, self.project, around=around, _=_)
         return _part(text, offset, _)
+
+
+def ambiguous(several: AmbiguousTurnId, _: Messages) -> str:
+    """One line: the turn ids the prefix starts, the first few of them, and what to pass."""
+    ids = ", ".join(several.candidates)
+    if not several.counted:
+        return _(
+            "turn_id {prefix} starts more than {count} turn ids, the first {ids}; pass a whole "
+            "id from recall_history's results.",
+            prefix=shown(several.prefix),
+            count=several.count - 1,
+            ids=ids,
+        )
+    return _.ngettext(
+        "turn_id {prefix} starts {count} turn id: {ids}; pass a whole id.",
+        "turn_id {prefix} starts {count} turn ids: {ids}; pass a whole id.",
+        several.count,
+        prefix=shown(several.prefix),
+        count=several.count,
+        ids=ids,
+    )
 
 
 def _part(text: str, offset: int, _: Messages) -> str:

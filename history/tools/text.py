@@ -18,12 +18,21 @@ if TYPE_CHECKING:
 TAINT_LINE = N_("[this turn read untrusted content — weigh its answer accordingly]")
 QUOTING_LINE = N_("[this turn quoted earlier recall_history results]")
 ASKED_MAX, ANSWERED_MAX, FILES_MAX = 300, 500, 200  # widths when the budget allows
+# An id longer than these (none an agent makes; any the API takes) is shown as its start and
+# `…`: a turn's still opens it, since recall_turn and `recall show` take the start of an id.
+TURN_ID_SHOWN, SESSION_ID_SHOWN = 120, 64
 ENGLISH = Messages("tool")
 
 
 def clip(text: str, width: int) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def shown_id(stored: str, width: int) -> str:
+    """An id as it was stored (spaces and all, so that it opens what it names), or the start of
+    an outlandishly long one and `…`."""
+    return stored if len(stored) <= width else stored[: width - 1] + "…"
 
 
 def quoted(query: str) -> str:
@@ -34,13 +43,19 @@ def tail(path: str, width: int) -> str:
     return path if len(path) <= width else "…" + path[-(width - 1) :]
 
 
-def file_line(label: str, paths: Sequence[str], width: int, _: Messages = ENGLISH) -> str:
-    """`label: a, b +N more`, as many paths as fit in about `width` characters."""
+def file_line(
+    label: str, paths: Sequence[str], width: int, _: Messages = ENGLISH, whole: bool = False
+) -> str:
+    """`label: a, b +N more`, as many paths as fit in about `width` characters; each path cut
+    to its end unless `whole` (a turn shown in full)."""
     shown: list[str] = []
     used = len(label) + 2
     for i, path in enumerate(paths):
         more = " " + _("+{count} more", count=len(paths) - i - 1) if i < len(paths) - 1 else ""
-        item = tail(path, 60 if shown else max(16, min(60, width - used - len(more))))
+        if whole:
+            item = path
+        else:
+            item = tail(path, 60 if shown else max(16, min(60, width - used - len(more))))
         if shown and used + len(item) + 2 + len(more) > width:
             break
         shown.append(item)
@@ -62,16 +77,18 @@ def dated(asked_at: datetime, now: datetime, _: Messages = ENGLISH) -> str:
     return f"{when:%Y-%m-%d %H:%M} ({ago})"
 
 
-def files_told_apart(turn: Turn, width: int, _: Messages = ENGLISH) -> list[str]:
+def files_told_apart(
+    turn: Turn, width: int, _: Messages = ENGLISH, whole: bool = False
+) -> list[str]:
     """`edited:` and `read:` lines (a file edited is not listed as read), paths under the turn's
-    project relative to it, each about `width` characters at most."""
+    project relative to it, each about `width` characters at most (`whole`: no path cut)."""
     prefix = turn.project.rstrip("/") + "/"
     edited = list(dict.fromkeys(path.removeprefix(prefix) for path in turn.edited))
     files = dict.fromkeys(path.removeprefix(prefix) for path in turn.files)
     for path in edited:
         files.pop(path, None)
     return [
-        file_line(label, paths, width, _)
+        file_line(label, paths, width, _, whole)
         for label, paths in ((_("edited"), edited), (_("read"), list(files)))
         if paths
     ]
@@ -90,8 +107,12 @@ def hit_block(
 ) -> str:
     """Hit number `n`, at most `budget` characters. `quoting`: the turn itself ran recall_history;
     `foreign`: the turn is from another project than the one searched from, so it is named."""
-    turn = _("turn {turn}", turn=clip(hit.turn_id, 64))
-    conversation = _("conversation {conversation}", conversation=clip(hit.session_id, 64))
+    # The ids whole (but for an outlandish length), so that either opens what it names when
+    # pasted into recall_turn or `recall show`: the first line is never cut.
+    turn = _("turn {turn}", turn=shown_id(hit.turn_id, TURN_ID_SHOWN))
+    conversation = _(
+        "conversation {conversation}", conversation=shown_id(hit.session_id, SESSION_ID_SHOWN)
+    )
     lines = [f"[{n}] {dated(hit.asked_at, now, _)} · {turn} · {conversation}"]
     if hit.tainted:
         lines.append(_(TAINT_LINE))
@@ -108,4 +129,4 @@ def hit_block(
     answered_width = max(40, min(ANSWERED_MAX, room - asked_width))
     lines.append(_("answered") + f": {excerpt(hit.answered, words, answered_width)}")
     block = "\n".join([*lines, *listed])
-    return block if len(block) <= budget else block[: budget - 1] + "…"
+    return block if len(block) <= budget else block[: max(budget - 1, len(lines[0]) + 1)] + "…"

@@ -37,9 +37,9 @@ def turn_block(
         lines.append(_(TAINT_LINE))
     if turn.project != here:
         lines.append(_("project") + f": {turn.project}")
-    lines += files_told_apart(turn, FILES_WIDTH, _)
+    lines += files_told_apart(turn, FILES_WIDTH, _, whole=True)
     if turn.tools:
-        lines.append(file_line(_("tools"), turn.tools, FILES_WIDTH, _))
+        lines.append(file_line(_("tools"), turn.tools, FILES_WIDTH, _, whole=True))
     lines += [_("asked") + ":", turn.asked, _("answered") + ":", turn.answered]
     if turn.work:
         lines += [_("work") + ":", turn.work]

@@ -262,6 +262,12 @@ class SqliteTurnRepository(SqlTurnRepository):
             return None
         return found
 
+    def turn_ids_by_prefix(self, prefix: str, limit: int) -> list[str]:
+        hidden = self._hidden()
+        found = self._views.turns_by_prefix(prefix, limit + HIDDEN_MARGIN if hidden else limit)
+        kept = [turn_id for turn_id, s, p in found if not owed.hidden(hidden, s, p)]
+        return kept[:limit]
+
     def conversation(self, session_id: str, around: str | None, radius: int) -> list[domain.Turn]:
         turns = super().conversation(session_id, around, radius)
         hidden = self._hidden() if turns else set()
