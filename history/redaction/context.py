@@ -10,16 +10,23 @@ import binascii
 import re
 from typing import Final
 
-from history.redaction.rule import Decision, Found, Rule, glued_prefixes, keyed, secret_group
+from history.redaction import commands
+from history.redaction.rule import (
+    Decision,
+    Found,
+    Rule,
+    glued_prefixes,
+    keyed,
+    looks_random,
+    near,
+    secret_group,
+)
 
 # `"password": "…"`, `password = '…'`, `key => …`, also inside JSON that was itself quoted.
 _QUOTE: Final = r"""(?:\\?["'])?"""
 _SEPARATOR: Final = _QUOTE + r"[ \t]*(?:=>|:=|=|:)[ \t]*" + _QUOTE
-# A value on a command line: quoted, or up to the next space; not `$VAR`, `<key>` or `sk-...`.
-_ARGUMENT: Final = (
-    r"""(?![$<]|["']?[^\s'"]*(?:\.\.\.|…))"""
-    r"""(?:'[^'\n]++'|"[^"\n]++"|[^\s'"`]++)"""
-)
+# `aws configure set aws_secret_access_key …`: where the value's shape is the provider's own.
+_SEPARATOR_OR_SPACE: Final = f"(?:{_SEPARATOR}|[ \t]+)"
 
 
 def _decodes_to(prefix_length: int, needle: bytes) -> Decision:
@@ -34,22 +41,6 @@ def _decodes_to(prefix_length: int, needle: bytes) -> Decision:
         except (binascii.Error, ValueError):
             return None
         return Found(*match.span("secret")) if needle in decoded else None
-
-    return decide
-
-
-def _near(words: tuple[str, ...], before: int, same_line: bool = True) -> Decision:
-    """A decision: mask the `secret` group only when one of `words` stands in the `before`
-    characters ahead of the match (on its line, unless not `same_line`)."""
-
-    def decide(match: re.Match[str]) -> Found | None:
-        start = match.start()
-        window = match.string[max(0, start - before) : start]
-        if same_line:
-            window = window[window.rfind("\n") + 1 :]
-        if not any(word in window for word in words):
-            return None
-        return secret_group(match)
 
     return decide
 
@@ -102,13 +93,49 @@ _JWT: Final = Rule(
 # Rules whose secret is a run of 16 or more token characters (see `redact`'s first check).
 TOKEN_SHAPED: Final[tuple[Rule, ...]] = (_PEM_IN_BASE64, _PUTTY, _JWT)
 
+
+def _token_like(match: re.Match[str]) -> Found | None:
+    value = match.group("secret")
+    if len(value) >= 32 or any(char.isdigit() for char in value) or looks_random(value):
+        return secret_group(match)
+    return None
+
+
+# `host:port:database:user:password`, a line of `.pgpass` (a `:` in a field is written `\:`),
+# looked for only where the file, its variable or a usual port is named: nothing else
+# distinguishes the line from any five fields joined by colons.
+_PGPASS: Final = keyed(
+    "pgpass-password",
+    r"(?m)(?:^|(?<=[\s'\"/]))[^\s:'\"#/]{1,253}+:(?:[0-9]{1,5}+|\*):(?:[^\s:'\"\\]|\\.){1,100}+:"
+    r"(?:[^\s:'\"\\]|\\.){1,100}+:(?P<secret>(?:[^\s:'\"\\]|\\.){1,200}+)(?=['\"]|\s|$)",
+    requires=("pgpass", "PGPASS", ":5432:", ":5433:", ":6432:", ":*:"),
+)
+# ngrok's authtoken: a digit, 20-odd letters and digits, `_`, 20-odd more. Its own key after
+# `authtoken` (a command, a flag, `authtoken:` in ngrok.yml), or that shape where ngrok is named.
+_NGROK_TOKEN: Final = r"[1-9][A-Za-z0-9]{20,30}_[A-Za-z0-9]{15,30}(?![A-Za-z0-9_])"
+_NGROK: Final = (
+    Rule(
+        "ngrok-token",
+        tuple(
+            re.compile(word + r"[\"']?[ \t]*[:=]?[ \t]*[\"']?(?P<secret>" + _NGROK_TOKEN + ")")
+            for word in ("authtoken", "AUTHTOKEN", "authToken")
+        ),
+        secret_group,
+    ),
+    keyed(
+        "ngrok-token",
+        r"(?<![A-Za-z0-9_])(?P<secret>" + _NGROK_TOKEN + ")",
+        requires=("ngrok", "NGROK"),
+    ),
+)
+
 RULES: Final[tuple[Rule, ...]] = (
     _JWT,
     Rule(
         "aws-secret-access-key",
         _literal_first(
             ["secret_access_key", "SECRET_ACCESS_KEY", "ecretAccessKey", "aws_secret_key"],
-            _SEPARATOR + r"(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+            _SEPARATOR_OR_SPACE + r"(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
         ),
         secret_group,
     ),
@@ -116,7 +143,7 @@ RULES: Final[tuple[Rule, ...]] = (
         "aws-session-token",
         _literal_first(
             ["session_token", "SESSION_TOKEN", "essionToken"],
-            _SEPARATOR + r"(?P<secret>[A-Za-z0-9/+=]{100,}+)",
+            _SEPARATOR_OR_SPACE + r"(?P<secret>[A-Za-z0-9/+=]{100,}+)",
         ),
         secret_group,
     ),
@@ -133,15 +160,24 @@ RULES: Final[tuple[Rule, ...]] = (
         _decodes_to(400, b":"),
     ),
     Rule(
-        # A token has a digit, or is too long to be a word: "Bearer tokens expire" stays.
+        # A token has a digit, is too long to be a word or is random letters:
+        # "Bearer tokens expire" and `Bearer AuthenticationRequired` stay.
         "bearer-token",
         _literal_first(
             ["earer", "EARER"],
             r"(?<=[Bb]earer|BEARER)(?<![A-Za-z0-9_][A-Za-z]{6})[ \t]+"
-            r"(?P<secret>(?=[A-Za-z._~+/=-]{0,60}+[0-9])[A-Za-z0-9._~+/=-]{16,}+"
-            r"|[A-Za-z0-9._~+/=-]{32,}+)",
+            r"(?P<secret>[A-Za-z0-9._~+/=-]{16,}+)",
         ),
-        secret_group,
+        _token_like,
+    ),
+    Rule(
+        # docker's config.json: `"auths": {"registry": {"auth": "<base64 of user:password>"}}`
+        "basic-auth",
+        _literal_first(
+            ['"auth"', '\\"auth\\"'],
+            r"[ \t]*:[ \t]*\\?\"(?P<secret>[A-Za-z0-9+/]{4,}+={0,2})\\?\"",
+        ),
+        _decodes_to(400, b":"),
     ),
     Rule(
         "auth-header-token",
@@ -151,6 +187,11 @@ RULES: Final[tuple[Rule, ...]] = (
             r"(?P<secret>[A-Za-z0-9._~+/=:-]{12,}+)",
         ),
         secret_group,
+    ),
+    keyed(
+        # `https://<token>@github.com/…`: a token as the user name, no password after it.
+        "url-token",
+        r"://(?P<secret>(?=[A-Za-z_-]{0,40}+[0-9])[A-Za-z0-9_-]{20,200}+)(?=@)",
     ),
     keyed(
         # A password may hold `/`, but `host:8080/path@…` is a port and a path.
@@ -164,43 +205,15 @@ RULES: Final[tuple[Rule, ...]] = (
         r"(?P<secret>[^\s\"']{6,}+)",
     ),
     keyed(
+        # `npm config set //registry/:_authToken <token>`
+        "npmrc-auth-token",
+        r"_authToken[ \t]+(?![$\"'])(?P<secret>(?=[a-z]{0,16}+[0-9A-Z])[^\s\"']{20,}+)",
+    ),
+    keyed(
         "npmrc-auth-token",
         r"_password(?<![A-Za-z0-9]_password)[ \t]*=[ \t]*[\"']?(?![$\"'])(?P<secret>[^\s\"']{4,}+)",
     ),
-    keyed(
-        # `mysql -u root -pS3cret`: the password glued to -p (with a space it would prompt).
-        "cli-password",
-        r"-p(?<=[ \t]-p)(?![\s$-])(?P<secret>" + _ARGUMENT + ")",
-        decide=_near(("mysql", "mariadb"), 200),
-    ),
-    keyed(
-        "cli-password",
-        r"-p(?<=[ \t]-p)[ \t]*(?P<secret>" + _ARGUMENT + ")",
-        decide=_near(("sshpass", "docker login", "podman login", "helm registry login"), 200),
-    ),
-    keyed(
-        "cli-password",
-        r"-a(?<=[ \t]-a)[ \t]+(?P<secret>" + _ARGUMENT + ")",
-        decide=_near(("redis-cli",), 200),
-    ),
-    keyed(
-        # `--password=…` / `--token …`; with a space the value must look like a secret.
-        "cli-password",
-        r"--(?<![A-Za-z0-9_-]--)(?:password|passwd|pass|db-password|token|api-key|apikey|secret"
-        r"|client-secret|auth-token|access-token|private-key)(?![A-Za-z0-9_-])"
-        r"(?:=|[ \t]+(?=[^\s]{0,60}[^A-Za-z\s]|[^\s]{12}))(?P<secret>" + _ARGUMENT + ")",
-    ),
-    Rule(
-        # curl -u user:password, httpie -a user:password; not docker's -u 1000:1000.
-        "cli-password",
-        tuple(
-            re.compile(
-                flag + r"[ \t]+[\"']?(?![0-9]+:)[^\s:\"'@]{1,100}+:(?P<secret>(?!\$)[^\s\"']++)"
-            )
-            for flag in (r"-u(?<=[ \t]-u)", r"-a(?<=[ \t]-a)", "--user")
-        ),
-        secret_group,
-    ),
+    *commands.RULES,
     Rule(
         "sql-password",
         _literal_first(
@@ -209,11 +222,13 @@ RULES: Final[tuple[Rule, ...]] = (
         ),
         secret_group,
     ),
+    _PGPASS,
+    *_NGROK,
     keyed(
         "netrc-password",
         r"passw(?<![A-Za-z0-9_-]passw)(?:ord|d)[ \t]+"
         r"(?P<secret>[^\s]++)",
-        decide=_near(("login",), 300, same_line=False),
+        decide=near(("login",), 300, same_line=False),
         requires=("machine",),
     ),
 )

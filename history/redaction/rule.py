@@ -89,6 +89,31 @@ class Rule:
         return "".join(pieces)
 
 
+_VOWELS = frozenset("aeiouy")
+_CASE_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+")
+_DIGRAPHS = re.compile("ng|th|ch|sh|ph|ck|gh")
+_RUNS = ("abcdefghijklmnopqrstuvwxyz", "qwertyuiopasdfghjklzxcvbnm")
+
+
+def looks_random(value: str) -> bool:
+    """Whether letters are key material rather than words (`ZcpmqikFyCpfiuQw` against
+    `YourApiKeyHere`, `ollama`, `xxxxxxxxxxxx`): five consonants in a row within a word of the
+    name, or case that changes every letter or two, where a name made of words has neither."""
+    letters = "".join(char for char in value if char.isascii() and char.isalpha())
+    lower = letters.lower()
+    if len(letters) < 10 or len(set(lower)) <= 4 or any(lower in run for run in _RUNS):
+        return False
+    parts = _CASE_PARTS.findall(letters)
+    for part in parts:
+        consonants = 0
+        # `ng`, `th` and their like count once: `lengths` is a word.
+        for char in _DIGRAPHS.sub("n", part.lower()):
+            consonants = 0 if char in _VOWELS else consonants + 1
+            if consonants >= 5:
+                return True
+    return sum(len(part) <= 2 for part in parts) >= 3
+
+
 _LITERAL_START = re.compile(r"(?:\(\?P<\w+>)?((?:\\[^A-Za-z0-9]|[^\\()\[\]{}?*+|.^$])+)([?*{]?)")
 
 
@@ -133,6 +158,22 @@ def keyed(
 ) -> Rule:
     """A secret found by what stands around it: only the group named `secret` is masked."""
     return Rule(kind, (re.compile(pattern),), decide, tuple(requires))
+
+
+def near(words: tuple[str, ...], before: int, same_line: bool = True) -> Decision:
+    """A decision: mask the `secret` group only when one of `words` stands in the `before`
+    characters ahead of the match (on its line, unless not `same_line`)."""
+
+    def decide(match: re.Match[str]) -> Found | None:
+        start = match.start()
+        window = match.string[max(0, start - before) : start]
+        if same_line:
+            window = window[window.rfind("\n") + 1 :]
+        if not any(word in window for word in words):
+            return None
+        return secret_group(match)
+
+    return decide
 
 
 def case_variants(*words: str) -> tuple[str, ...]:
