@@ -112,6 +112,9 @@ _TYPES: Final = _words(
 # `hashed`, `self.password`, `process.env.API_KEY!` (TypeScript's non-null mark)
 _CODE_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z_]*(?:\.[A-Za-z_][A-Za-z_]*)*[!?]?")
 _MENTIONS_SECRET: Final = re.compile(r"(?i)pass|pwd|secret|token|key|auth|cred")
+_PLACEHOLDER: Final = re.compile(
+    r"(?:[A-Za-z0-9]{1,12}+[_-])?([xX*.#?_-])\1{2,}+|<[^<>\n]{1,60}+>|(?i:your)[-_ ][\w -]{1,40}+"
+)
 _REFERENCE: Final = re.compile(r"\$\{?[A-Za-z_({]|\{\{|\{%|%\(|<[^>]{0,60}>$|\*+$|\s*$")
 
 
@@ -229,6 +232,8 @@ def _decide(match: re.Match[str]) -> Found | None:
         opening = match.string[begin - 1 : begin]
         if opening in ("'", '"', "`") and not match.group("sep").lstrip("\\").startswith(opening):
             return None  # `input("Password: ")`: the name is inside a string that ends here
+    if _PLACEHOLDER.fullmatch(value):
+        return None  # `xxxxxxxx`, `********`, `<password>`, `your-api-key`
     if kind != "password" and not _looks_like_key(value):
         return None  # `apiKey: 'ollama'`, `token = 'REDACTED_API_KEY'`: placeholders
     start, end = match.span(group)

@@ -13,9 +13,10 @@ from typing import Final
 
 from history.redaction.rule import Rule, keyed, near, secret_group
 
-# A value on a command line: quoted, or up to the next space; not `$VAR`, `<key>` or `sk-...`.
+# A value on a command line: quoted, or up to the next space; not `$VAR`, `"$VAR"`, `<key>` or
+# `sk-...`.
 ARGUMENT: Final = (
-    r"""(?![$<]|["']?[^\s'"]*(?:\.\.\.|…))"""
+    r"""(?!["']?[$<]|["']?[^\s'"]*(?:\.\.\.|…))"""
     r"""(?:'[^'\n]++'|"[^"\n]++"|[^\s'"`]++)"""
 )
 # `--password=…` / `--token …`, and the names tools give them (`--docker-password`,
@@ -86,7 +87,7 @@ RULES: Final[tuple[Rule, ...]] = (
         "cli-password",
         tuple(
             re.compile(
-                flag + r"[ \t]+[\"']?(?![0-9]+:)[^\s:\"'@]{1,100}+:"
+                flag + r"[ \t]+[\"']?(?![0-9]+:|\[redacted:)[^\s:\"'@]{1,100}+:"
                 r"(?P<secret>(?!\$|//)[^\s\"']++)"
             )
             for flag in (r"-u(?<=[ \t]-u)", r"-a(?<=[ \t]-a)", "--user")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+import string
 from typing import Final
 
 from history.redaction import commands
@@ -18,7 +19,6 @@ from history.redaction.rule import (
     glued_prefixes,
     keyed,
     looks_random,
-    near,
     secret_group,
 )
 
@@ -101,15 +101,40 @@ def _token_like(match: re.Match[str]) -> Found | None:
     return None
 
 
+# `.netrc`: `machine <host> login <name> password <secret>`, on one line or several.
+_NETRC_ENTRY: Final = re.compile(r"machine[ \t\n]+\S+[ \t\n]+login[ \t\n]+\S+[ \t\n]+$")
+
+
+def _in_netrc(match: re.Match[str]) -> Found | None:
+    window = match.string[max(0, match.start() - 300) : match.start()]
+    return secret_group(match) if _NETRC_ENTRY.search(window) else None
+
+
 # `host:port:database:user:password`, a line of `.pgpass` (a `:` in a field is written `\:`),
 # looked for only where the file, its variable or a usual port is named: nothing else
-# distinguishes the line from any five fields joined by colons.
+# distinguishes the line from any five fields joined by colons. The pattern starts at the
+# colon before the port (a character the engine skips to); the host is read back from there.
+_PGPASS_FIELD: Final = r"(?:[^\s:'\"\\]|\\.)"
 _PGPASS: Final = keyed(
     "pgpass-password",
-    r"(?m)(?:^|(?<=[\s'\"/]))[^\s:'\"#/]{1,253}+:(?:[0-9]{1,5}+|\*):(?:[^\s:'\"\\]|\\.){1,100}+:"
-    r"(?:[^\s:'\"\\]|\\.){1,100}+:(?P<secret>(?:[^\s:'\"\\]|\\.){1,200}+)(?=['\"]|\s|$)",
+    r":(?:[0-9]{1,5}+|\*):" + _PGPASS_FIELD + "{1,100}+:" + _PGPASS_FIELD + "{1,100}+:"
+    r"(?P<secret>" + _PGPASS_FIELD + r"{1,200}+)(?=['\"]|\s|$)",
+    decide=lambda match: _after_a_host(match),
     requires=("pgpass", "PGPASS", ":5432:", ":5433:", ":6432:", ":*:"),
 )
+_HOST_CHARS: Final = frozenset(string.ascii_letters + string.digits + ".-_*[]")
+
+
+def _after_a_host(match: re.Match[str]) -> Found | None:
+    text, start = match.string, match.start()
+    begin = start
+    while begin > 0 and start - begin < 253 and text[begin - 1] in _HOST_CHARS:
+        begin -= 1
+    if begin == start or (begin > 0 and text[begin - 1] not in " \t\n'\"/"):
+        return None
+    return secret_group(match)
+
+
 # ngrok's authtoken: a digit, 20-odd letters and digits, `_`, 20-odd more. Its own key after
 # `authtoken` (a command, a flag, `authtoken:` in ngrok.yml), or that shape where ngrok is named.
 _NGROK_TOKEN: Final = r"[1-9][A-Za-z0-9]{20,30}_[A-Za-z0-9]{15,30}(?![A-Za-z0-9_])"
@@ -124,7 +149,7 @@ _NGROK: Final = (
     ),
     keyed(
         "ngrok-token",
-        r"(?<![A-Za-z0-9_])(?P<secret>" + _NGROK_TOKEN + ")",
+        r"(?P<secret>[1-9](?<![A-Za-z0-9_][1-9])" + _NGROK_TOKEN[5:] + ")",
         requires=("ngrok", "NGROK"),
     ),
 )
@@ -197,6 +222,7 @@ RULES: Final[tuple[Rule, ...]] = (
         # A password may hold `/`, but `host:8080/path@…` is a port and a path.
         "url-password",
         r"://(?:\[redacted:[a-z0-9-]{1,40}\]|[^\s:/@\[\]]{0,100}+):(?![0-9]{1,5}/)"
+        r"(?!<[^\s>@]{0,40}+>@|\$\{|\$[A-Za-z_]{1,40}+@)"
         r"(?P<secret>[^\s/@]++(?:/[^\s/@]++){0,4}+)(?=@)",
     ),
     keyed(
@@ -226,9 +252,9 @@ RULES: Final[tuple[Rule, ...]] = (
     *_NGROK,
     keyed(
         "netrc-password",
-        r"passw(?<![A-Za-z0-9_-]passw)(?:ord|d)[ \t]+"
+        r"passw(?<![A-Za-z0-9_-]passw)(?:ord|d)[ \t]+(?![<$])"
         r"(?P<secret>[^\s]++)",
-        decide=near(("login",), 300, same_line=False),
+        decide=_in_netrc,
         requires=("machine",),
     ),
 )

@@ -138,9 +138,18 @@ def glued_prefixes(prefixes: Iterable[str]) -> list[str]:
     return [f"{re.escape(prefix)}(?<![A-Za-z0-9][\\s\\S]{{{len(prefix)}}})" for prefix in prefixes]
 
 
+# `ghp_xxxxxxxx…`, `sk-********`: the shape of a token in documentation, not a token.
+_NOT_A_PLACEHOLDER = r"(?![xX*.]{8})"
+
+
 def token(kind: str, prefixes: Iterable[str], body: str) -> Rule:
     """A token recognised by its own prefix; the whole token becomes the mask."""
-    return Rule(kind, tuple(re.compile(prefix + body) for prefix in glued_prefixes(prefixes)))
+    return Rule(
+        kind,
+        tuple(
+            re.compile(prefix + _NOT_A_PLACEHOLDER + body) for prefix in glued_prefixes(prefixes)
+        ),
+    )
 
 
 def behind(size: int) -> Decision:

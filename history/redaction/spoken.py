@@ -82,21 +82,30 @@ _TECHNICAL: Final = _words(
     "sha1 sha256 sha512 md5 utf8 utf-8 bcrypt argon2 argon2id scrypt pbkdf2 base64 hex ascii "
     "2fa mfa otp totp oauth oauth2 ldap saml sso"
 )
+# A value alone after the colon, to the end of its line, may be any word (`Passwort: geheim`);
+# followed by more words it is prose (`Passwort: siehe Tresor`) unless it looks like a password.
+_ALONE: Final = re.compile(r"[.!]?[ \t]*(?:\r?\n|$)")
 _SYMBOL_OR_DIGIT: Final = re.compile(r"[0-9!@#$%^&*+=?~_.-]|(?<=.)[A-Z]")
 _WORDS_JOINED: Final = re.compile(r"[A-Za-z]++(?:-[A-Za-z]++)++")
 
 
-def _pattern(word: str, verbs: str, colon_alone: bool, tight: bool) -> re.Pattern[str]:
-    colon = r"[ \t]*(?::[ \t]*|：[ \t]*|=[ \t]*)" if colon_alone else r"(?!)"
-    space = r"[ \t]*" if tight else r"[ \t]+"
+def _pattern() -> re.Pattern[str]:
+    """One pattern for every language: a pattern for each would cost a scan of every long text
+    each. Each word's own verbs and colon are checked by `_spoken`."""
+    words = sorted({word for words, *_ in _LANGUAGES for word in words}, key=len, reverse=True)
+    spaced = "|".join(verbs for _, verbs, _, tight in _LANGUAGES if not tight)
+    particles = "|".join(verbs for _, verbs, _, tight in _LANGUAGES if tight)
     return re.compile(
-        re.escape(word) + r"(?P<connector>"
-        rf"(?P<colon>{colon})"
-        rf"|(?P<qualified>[ \t]+{_QUALIFIER}[ \t]+[^\n:：=]{{1,40}}?[ \t]*(?::[ \t]+|：[ \t]*))"
-        rf"|(?P<verb>[ \t]*(?:{verbs})(?:[ \t]*:)?{space})"
+        "(?:" + "|".join(map(re.escape, words)) + r")(?P<connector>"
+        r"(?P<colon>[ \t]*(?::[ \t]*|：[ \t]*|=[ \t]*))"
+        rf"|(?P<qualified>[ \t]+{_QUALIFIER}[ \t]+[^\n:：=]{{1,40}}+(?::[ \t]+|：[ \t]*))"
+        rf"|(?P<verb>[ \t]*(?:{spaced})(?:[ \t]*:)?[ \t]+|[ \t]*(?:{particles})[ \t]*)"
         r"|(?P<after>[ \t]+)"
         r")" + _VALUE
     )
+
+
+_COLON_ALONE: Final = {word: alone for words, _, alone, _ in _LANGUAGES for word in words}
 
 
 def _password_like(value: str) -> bool:
@@ -125,8 +134,11 @@ def _spoken(match: re.Match[str]) -> Found | None:
     value = match.string[start:end]
     if not value or value.startswith(MASK_START) or _placeholder(value):
         return None
+    word = match.string[match.start() : match.start("connector")]
+    if match.group("colon") is not None and not _COLON_ALONE[word]:
+        return None  # English `password: X` is a setting's value: assignments.py decides
     if bare:
-        if match.group("colon") is not None:
+        if match.group("colon") is not None and _ALONE.match(match.string, end):
             if value.lower() in _MISSING or "://" in value:
                 return None
         elif not _password_like(value):
@@ -135,17 +147,9 @@ def _spoken(match: re.Match[str]) -> Found | None:
             line = match.string[max(0, match.start() - 30) : match.start()]
             if not _USING.search(line):
                 return None
-    return Found(start, end, _KINDS.get(match.string[match.start() : match.start("connector")]))
+    return Found(start, end, _KINDS.get(word))
 
 
 RULES: Final[tuple[Rule, ...]] = (
-    Rule(
-        "password",
-        tuple(
-            _pattern(word, verbs, colon_alone, tight)
-            for words, verbs, colon_alone, tight in _LANGUAGES
-            for word in words
-        ),
-        _spoken,
-    ),
+    Rule("password", (_pattern(),), _spoken, requires=tuple(_COLON_ALONE)),
 )

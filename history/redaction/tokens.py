@@ -27,7 +27,7 @@ def _discord_bot_token() -> Rule:
         "discord-bot-token",
         (
             re.compile(
-                r"(?<![A-Za-z0-9_-])[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6,7}\."
+                r"[MNO](?<![A-Za-z0-9_-][MNO])[A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6,7}\."
                 r"[A-Za-z0-9_-]{27,40}"
             ),
         ),
