@@ -972,6 +972,100 @@ def _pasted(add: Callable[[str, str, str, str], None]) -> None:
     add("pulumi-token", "env", "PULUMI_ACCESS_TOKEN={s}", "pul-" + fake("pue", 40, HEX))
     add("doppler-token", "personal", "doppler login {s}", "dp." + "pt." + fake("dpp", 43))
     add("replicate-token", "env", "REPLICATE_API_TOKEN={s}", "r8" + "_" + fake("r8e", 37))
+    add(
+        "sonarqube-token",
+        "user token",
+        "sonar-scanner -Dsonar.token={s}",
+        "squ_" + fake("sq_", 40, HEX),
+    )
+    add("neon-key", "api key", "neonctl --api-key {s}", "napi_" + fake("neon", 64, LOWER_ALNUM))
+    add(
+        "tencent-secret-id",
+        "secret id",
+        "tccli configure set secretId {s}",
+        "AKID" + fake("tc", 32),
+    )
+    add(
+        "brevo-key",
+        "api key",
+        "api-key: {s}",
+        "xkeysib-" + fake("bv", 64, HEX) + "-" + fake("bv2", 16),
+    )
+    add("typeform-token", "pat", "typeform {s}", "tfp_" + fake("tfp", 44, URLSAFE))
+    add("clickup-token", "pat", "clickup {s}", "pk_" + "12345678_" + fake("cu", 32, UPPER_ALNUM))
+    add("fireworks-key", "api key", "fireworks {s}", "fw_" + fake("fw", 24))
+    add("anyscale-key", "api key", "anyscale {s}", "esecret_" + fake("any", 28))
+    add("runpod-key", "api key", "runpod {s}", "rpa_" + fake("rp", 44, UPPER_ALNUM))
+    add("woocommerce-key", "consumer secret", "wc {s}", "cs_" + fake("wc", 40, HEX))
+    add(
+        "twitter-bearer-token",
+        "app bearer",
+        "twitter {s}",
+        "A" * 22 + fake("tw", 20) + "%3D" + fake("tw2", 50),
+    )
+    add("paypal-token", "access token", "paypal {s}", "A21AA" + fake("pp", 90, URLSAFE))
+    add(
+        "braintree-token",
+        "access token",
+        "braintree {s}",
+        "access_token$production$" + fake("bt", 16, LOWER_ALNUM) + "$" + fake("bt2", 32, HEX),
+    )
+    add(
+        "firebase-key",
+        "fcm server key",
+        "fcm {s}",
+        fake("fcm", 11, URLSAFE) + ":APA91b" + fake("fcm2", 134, URLSAFE),
+    )
+    add(
+        "azure-devops-token",
+        "pat",
+        "az devops login --org x # token {s}",
+        fake("ado", 52, LOWER_ALNUM) + fake("ado2", 24) + "AZDO" + fake("ado3", 4),
+    )
+    # Settings files of other shapes, and more command lines.
+    add(
+        "password",
+        "maven settings.xml",
+        "<server><id>r</id><password>{s}</password></server>",
+        "Mv" + fake("mvn", 12),
+    )
+    add("password", "wp-config define", "define( 'DB_PASSWORD', '{s}' );", "Wp" + fake("wpc", 12))
+    add("secret", "rails secret_key_base", "secret_key_base: {s}", fake("rails", 128, HEX))
+    add(
+        "password",
+        "libpq key=value",
+        'psql "host=db user=app password={s} dbname=shop"',
+        "hunterpw",
+    )
+    add(
+        "netrc-password",
+        ".netrc default entry",
+        "default login anonymous password {s}",
+        "Df" + fake("ndef", 12),
+    )
+    add(
+        "cookie",
+        "document.cookie",
+        'document.cookie = "session={s}; path=/"',
+        fake("dck", 40, URLSAFE),
+    )
+    add("auth-header-token", "OAuth scheme", "Authorization: OAuth {s}", fake("oau", 40, URLSAFE))
+    add(
+        "aws-secret-access-key",
+        "aws configure set quoted",
+        'aws configure set aws_secret_access_key "{s}"',
+        fake("awsq", 40, B64),
+    )
+    add("api-key", "API key in words", "my API key is {s}", fake("akw", 32))
+    add("api-key", "API key: in words", "API key: {s}", fake("akw2", 24) + "1")
+    add("api-key", "fr clé API", "clé API : {s}", fake("akw3", 32))
+    add("api-key", "pt chave da API", "chave da API: {s}", fake("akw4", 32))
+    add("api-key", "de API-Schlüssel", "API-Schlüssel: {s}", fake("akw5", 32))
+    add("password", "username then password", "username admin password {s}", "Up" + fake("upw", 10))
+    add("password", "zh 密码为：", "密码为：{s}", "Zw" + fake("zhw", 10))
+    add("password", "es la clave es", "la clave es {s}", "Cl" + fake("clv", 10))
+    add("password", "ja 「」 quoted", "パスワードは「{s}」です", "Jq" + fake("jaq", 10))
+    add("password", "ru пароль —", "пароль — {s}", "Rd" + fake("rud", 10))
     # Passwords said in words, in the product's ten languages.
     add(
         "password",

@@ -52,6 +52,8 @@ _AFTER_THE_NAME: Final = (
 def _tail(word: str) -> str:
     if word.isupper():
         return _UPPER_TAIL
+    if word == "key":
+        return "(?:_base)?+[0-9]{0,3}+"  # Rails's `secret_key_base`
     return _PASS_ENDINGS.get(word, "") + "[0-9]{0,3}+"
 
 
@@ -115,6 +117,7 @@ _MENTIONS_SECRET: Final = re.compile(r"(?i)pass|pwd|secret|token|key|auth|cred")
 _PLACEHOLDER: Final = re.compile(
     r"(?:[A-Za-z0-9]{1,12}+[_-])?([xX*.#?_-])\1{2,}+|<[^<>\n]{1,60}+>|(?i:your)[-_ ][\w -]{1,40}+"
 )
+_KEY_VALUE: Final = re.compile(r"[A-Za-z_]{2,30}+=(?!=)")
 _REFERENCE: Final = re.compile(r"\$\{?[A-Za-z_({]|\{\{|\{%|%\(|<[^>]{0,60}>$|\*+$|\s*$")
 
 
@@ -136,6 +139,8 @@ def _kind_of(name: str) -> str | None:
     parts = [part.lower() for part in spelt]
     if not parts or any(part in _DESCRIPTORS for part in parts):
         return None
+    if parts[-3:] == ["secret", "key", "base"]:  # Rails
+        return "secret"
     upper = not any(char.islower() for char in name)
     for index in range(len(parts) - 1, -1, -1):
         part = parts[index]
@@ -185,6 +190,8 @@ def _is_code(value: str, match: re.Match[str], upper: bool) -> bool:
     # In lower-case code, `token = response`, `f(password=pw, …)` and `key: isSet ? a : b` pass a
     # variable; a YAML or INI value is alone on its line.
     rest = match.string[match.end() : match.end() + 200].partition("\n")[0].strip()
+    if _KEY_VALUE.match(rest):
+        return False  # `password=secret dbname=shop`: a libpq or ODBC list of settings
     more_code_follows = bool(rest) and not rest.startswith("#")
     return more_code_follows or " =" in sep or "= " in sep
 

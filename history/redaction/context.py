@@ -26,7 +26,7 @@ from history.redaction.rule import (
 _QUOTE: Final = r"""(?:\\?["'])?"""
 _SEPARATOR: Final = _QUOTE + r"[ \t]*(?:=>|:=|=|:)[ \t]*" + _QUOTE
 # `aws configure set aws_secret_access_key …`: where the value's shape is the provider's own.
-_SEPARATOR_OR_SPACE: Final = f"(?:{_SEPARATOR}|[ \t]+)"
+_SEPARATOR_OR_SPACE: Final = f"(?:{_SEPARATOR}|[ \t]+{_QUOTE})"
 
 
 def _decodes_to(prefix_length: int, needle: bytes) -> Decision:
@@ -102,7 +102,7 @@ def _token_like(match: re.Match[str]) -> Found | None:
 
 
 # `.netrc`: `machine <host> login <name> password <secret>`, on one line or several.
-_NETRC_ENTRY: Final = re.compile(r"machine[ \t\n]+\S+[ \t\n]+login[ \t\n]+\S+[ \t\n]+$")
+_NETRC_ENTRY: Final = re.compile(r"(?:machine[ \t\n]+\S+|default)[ \t\n]+login[ \t\n]+\S+[ \t\n]+$")
 
 
 def _in_netrc(match: re.Match[str]) -> Found | None:
@@ -153,6 +153,62 @@ _NGROK: Final = (
         requires=("ngrok", "NGROK"),
     ),
 )
+
+# `<password>…</password>` (Maven's settings.xml, many an XML configuration).
+_XML_TAGS: Final = (
+    "password",
+    "Password",
+    "passwd",
+    "passphrase",
+    "token",
+    "secret",
+    "apiKey",
+    "api_key",
+    "clientSecret",
+    "client_secret",
+    "accessToken",
+    "access_token",
+    "privateKey",
+)
+_XML: Final = Rule(
+    "password",
+    (
+        re.compile(
+            "<(?P<tag>" + "|".join(_XML_TAGS) + r")>[ \t]*(?![$%{]|\*\*)"
+            r"(?P<secret>[^<>\n]{1,200}+)</(?P=tag)>"
+        ),
+    ),
+    lambda match: _tag_value(match),
+    requires=tuple(f"<{tag}>" for tag in _XML_TAGS),
+)
+
+
+def _tag_value(match: re.Match[str]) -> Found | None:
+    tag = match.group("tag").lower()
+    kind = "password" if tag.startswith("pass") else "api-key" if "api" in tag else "secret"
+    value = match.group("secret").strip()
+    if kind != "password" and (" " in value or not value or len(value) < 8):
+        return None
+    return Found(*match.span("secret"), kind)
+
+
+# PHP's `define('DB_PASSWORD', '…');` (WordPress's wp-config.php, its keys and salts too).
+_PHP_DEFINE: Final = keyed(
+    "password",
+    r"define\([ \t]*(['\"])(?P<name>[A-Z0-9_]{0,40}+)\1[ \t]*,[ \t]*(['\"])"
+    r"(?P<secret>[^'\"\n]{1,200}+)\3",
+    decide=lambda match: _defined_secret(match),
+)
+
+
+def _defined_secret(match: re.Match[str]) -> Found | None:
+    name, value = match.group("name"), match.group("secret")
+    if name.endswith(("PASSWORD", "PASS", "PWD")):
+        return Found(*match.span("secret"), "password")
+    if not name.endswith(("SECRET", "TOKEN", "KEY", "SALT")) or " " in value or value[0] in "$<":
+        return None  # WordPress's `put your unique phrase here` stays
+    return Found(*match.span("secret"), "secret")
+
 
 RULES: Final[tuple[Rule, ...]] = (
     _JWT,
@@ -208,7 +264,8 @@ RULES: Final[tuple[Rule, ...]] = (
         "auth-header-token",
         _literal_first(
             ["uthorization", "UTHORIZATION"],
-            _SEPARATOR + r"(?:Token|token|Bot|SSWS|Api-Key|ApiKey|GenieKey|Key|key)[ \t]+"
+            _SEPARATOR + r"(?:Token|token|Bot|SSWS|Api-Key|ApiKey|Api-Token|GenieKey|Key|key|OAuth"
+            r"|Splunk|JWT)[ \t]+"
             r"(?P<secret>[A-Za-z0-9._~+/=:-]{12,}+)",
         ),
         secret_group,
@@ -250,11 +307,13 @@ RULES: Final[tuple[Rule, ...]] = (
     ),
     _PGPASS,
     *_NGROK,
+    _XML,
+    _PHP_DEFINE,
     keyed(
         "netrc-password",
         r"passw(?<![A-Za-z0-9_-]passw)(?:ord|d)[ \t]+(?![<$])"
         r"(?P<secret>[^\s]++)",
         decide=_in_netrc,
-        requires=("machine",),
+        requires=("machine", "default"),
     ),
 )

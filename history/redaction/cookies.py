@@ -15,7 +15,9 @@ from typing import Final
 from history.redaction.rule import MASK_START, Found, Rule, looks_random
 
 _NAME: Final = r"[^\s=;,\"'`]{1,100}+"
-_HEADER: Final = r"[ \t]*:[ \t]*(?P<name>" + _NAME + r")=(?P<secret>[^\r\n\"'`\\]{1,4000}+)"
+_HEADER: Final = (
+    r"[ \t]*(?::|=[ \t]*[\"'`])[ \t]*(?P<name>" + _NAME + r")=(?P<secret>[^\r\n\"'`\\]{1,4000}+)"
+)
 _CURL: Final = r"[ \t]+(?P<quote>[\"']?)(?P<name>" + _NAME + r")=(?P<secret>[^\r\n\"'`\\]{1,4000}+)"
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from history.redaction.rule import MASK_START, Found, Rule, case_variants
+from history.redaction.rule import MASK_START, Found, Rule, case_variants, looks_random
 
 # (words, the verbs that give a value after them, whether `:` may follow them directly, whether
 # the verb is a particle written against the word and the value: `パスワードはX`, `密码为X`)
@@ -39,19 +39,53 @@ _LANGUAGES: Final = (
     (("パスワード", "暗証番号", "APIキー", "トークン"), r"は|が", True, True),
     (("密码", "口令", "密钥", "令牌"), r"是|为|為", True, True),
     (("비밀번호", "패스워드", "암호", "API 키", "API키", "토큰"), r"는|은|가|이", True, True),
+    # A key or token named in words: its value must look like key material (see `_KEYS`).
+    (
+        (
+            *case_variants("API key", "API token", "access token", "auth token", "secret key"),
+            "api key",
+            "API Key",
+            "Access Token",
+            "bot token",
+            *case_variants("chave da API", "chave de API", "chave API", "clave de API"),
+            *case_variants("clave API", "clé API", "clé d'API", "chiave API", "clave"),
+            "API-Schlüssel",
+            "API-ключ",
+            "API ключ",
+        ),
+        "",
+        True,
+        False,
+    ),
 )
 _KINDS: Final = {
-    "密钥": "api-key",
-    "APIキー": "api-key",
-    "API 키": "api-key",
-    "API키": "api-key",
-    "ключ API": "api-key",
-    "令牌": "secret",
-    "トークン": "secret",
-    "토큰": "secret",
-    "токен": "secret",
-    "Токен": "secret",
+    **dict.fromkeys(
+        ("密钥", "APIキー", "API 키", "API키", "ключ API", "API-ключ", "API ключ"), "api-key"
+    ),
+    **dict.fromkeys(("令牌", "トークン", "토큰", "токен", "Токен"), "secret"),
+    **dict.fromkeys(
+        case_variants("API key", "API token", "chave da API", "chave de API", "chave API"),
+        "api-key",
+    ),
+    **dict.fromkeys(
+        (
+            "api key",
+            "API Key",
+            "API-Schlüssel",
+            *case_variants("clave de API", "clave API", "clé API", "clé d'API", "chiave API"),
+        ),
+        "api-key",
+    ),
+    **dict.fromkeys(
+        (*case_variants("access token", "auth token", "secret key"), "Access Token", "bot token"),
+        "secret",
+    ),
 }
+# Words whose value must always look like a password or a key: `clave` is also a keyword's
+# word ("palabra clave: término"), and a key's name in words is common in prose.
+_STRICT: Final = frozenset(
+    (*(word for word, kind in _KINDS.items() if kind != "password"), *case_variants("clave"))
+)
 # "Password for root: X", "senha do banco: X", "Пароль от сервера: X".
 _QUALIFIER: Final = (
     r"(?:for|of|to|on|from|at|in|do|da|de|del|dela|della|di|para|du|pour|des|d'|für|fuer|von"
@@ -63,9 +97,13 @@ _VALUE: Final = (
     # A bare value ends at a space, a quote, punctuation or a CJK character, not in a word.
     r"(?![^\s\"'`,;)。、，）」\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af])))"
 )
+# What stands before "password X" when X is one: a verb of using it, a possessive, or the user
+# name it goes with ("username admin password X", "login: admin, password X").
 _USING: Final = re.compile(
-    r"(?i)(?:use|using|with|enter|type|try|login|log in|utilise[rz]?|avec|usa|usar|use a"
-    r"|con|com|mit|benutze|verwende|nutze|используй|с)\s+(?:the\s+|a\s+|la\s+|le\s+|das\s+|o\s+)?$"
+    r"(?i)(?:(?:use|using|with|enter|type|try|login|log in|utilise[rz]?|avec|usa|usar|use a"
+    r"|con|com|mit|benutze|verwende|nutze|используй|с|my|our|your|mon|mein|mi|meu|minha|мой|наш)"
+    r"|(?:user(?:name)?|login|utilisateur|usuario|usuário|benutzer|пользователь)[ \t:=]+\S+"
+    r"[ \t,;/]*(?:and|et|y|e|und|и)?)\s+(?:the\s+|a\s+|la\s+|le\s+|das\s+|o\s+)?$"
 )
 
 
@@ -89,19 +127,35 @@ _SYMBOL_OR_DIGIT: Final = re.compile(r"[0-9!@#$%^&*+=?~_.-]|(?<=.)[A-Z]")
 _WORDS_JOINED: Final = re.compile(r"[A-Za-z]++(?:-[A-Za-z]++)++")
 
 
-def _pattern() -> re.Pattern[str]:
-    """One pattern for every language: a pattern for each would cost a scan of every long text
-    each. Each word's own verbs and colon are checked by `_spoken`."""
-    words = sorted({word for words, *_ in _LANGUAGES for word in words}, key=len, reverse=True)
-    spaced = "|".join(verbs for _, verbs, _, tight in _LANGUAGES if not tight)
+def _patterns() -> tuple[re.Pattern[str], ...]:
+    """A pattern for the words of each two-letter start (`pa` for password, passphrase,
+    passwort): each starts with its literal, which the engine skips to, where one pattern for
+    all would be tried at every character a word starts with. Each word's own verbs and colon
+    are checked by `_spoken`."""
+    spaced = "|".join(verbs for _, verbs, _, tight in _LANGUAGES if verbs and not tight)
     particles = "|".join(verbs for _, verbs, _, tight in _LANGUAGES if tight)
-    return re.compile(
-        "(?:" + "|".join(map(re.escape, words)) + r")(?P<connector>"
+    connector = (
+        r"(?P<connector>"
         r"(?P<colon>[ \t]*(?::[ \t]*|：[ \t]*|=[ \t]*))"
         rf"|(?P<qualified>[ \t]+{_QUALIFIER}[ \t]+[^\n:：=]{{1,40}}+(?::[ \t]+|：[ \t]*))"
-        rf"|(?P<verb>[ \t]*(?:{spaced})(?:[ \t]*:)?[ \t]+|[ \t]*(?:{particles})[ \t]*)"
+        rf"|(?P<verb>[ \t]*(?:{spaced})(?:[ \t]*:)?[ \t]+|[ \t]*(?:{particles})[ \t]*[:：]?[ \t]*)"
         r"|(?P<after>[ \t]+)"
-        r")" + _VALUE
+        r")"
+    )
+    by_start: dict[str, list[str]] = {}
+    for words, *_ in _LANGUAGES:
+        for word in words:
+            by_start.setdefault(word[:2], []).append(word[2:])
+    return tuple(
+        re.compile(
+            re.escape(start)
+            + "(?:"
+            + "|".join(map(re.escape, sorted(rests, key=len, reverse=True)))
+            + ")"
+            + connector
+            + _VALUE
+        )
+        for start, rests in by_start.items()
     )
 
 
@@ -116,6 +170,12 @@ def _password_like(value: str) -> bool:
     if lower in _MISSING or lower.split("-")[0] in _TECHNICAL or _WORDS_JOINED.fullmatch(value):
         return False
     return bool(_SYMBOL_OR_DIGIT.search(value))
+
+
+def _keyish(value: str) -> bool:
+    if " " in value or len(value) < 8 or "://" in value or value[0] in "/~$<{%[":
+        return False
+    return any(char.isdigit() for char in value) or len(value) >= 24 or looks_random(value)
 
 
 def _placeholder(value: str) -> bool:
@@ -137,6 +197,8 @@ def _spoken(match: re.Match[str]) -> Found | None:
     word = match.string[match.start() : match.start("connector")]
     if match.group("colon") is not None and not _COLON_ALONE[word]:
         return None  # English `password: X` is a setting's value: assignments.py decides
+    if word in _STRICT:
+        return Found(start, end, _KINDS.get(word, "password")) if _keyish(value) else None
     if bare:
         if match.group("colon") is not None and _ALONE.match(match.string, end):
             if value.lower() in _MISSING or "://" in value:
@@ -150,6 +212,4 @@ def _spoken(match: re.Match[str]) -> Found | None:
     return Found(start, end, _KINDS.get(word))
 
 
-RULES: Final[tuple[Rule, ...]] = (
-    Rule("password", (_pattern(),), _spoken, requires=tuple(_COLON_ALONE)),
-)
+RULES: Final[tuple[Rule, ...]] = (Rule("password", _patterns(), _spoken),)

@@ -196,6 +196,35 @@ RULES: Final[tuple[Rule, ...]] = (
     token("resend-key", ["re_"], r"(?=[A-Za-z]{0,8}+[0-9])[A-Za-z0-9]{8}_[A-Za-z0-9]{20,}+"),
     token("jfrog-token", ["AKCp"], r"[A-Za-z0-9]{60,}+"),
     token("jfrog-token", ["cmVmdGtuOjAxOj"], r"[A-Za-z0-9]{40,}+"),
+    token("sonarqube-token", ["squ_", "sqp_", "sqa_"], r"[a-f0-9]{40}"),
+    token("neon-key", ["napi_"], r"[a-z0-9]{64}"),
+    token("tencent-secret-id", ["AKID"], r"[A-Za-z0-9]{32}(?![A-Za-z0-9])"),
+    token("brevo-key", ["xkeysib-", "xsmtpsib-"], r"[a-f0-9]{64}-[A-Za-z0-9]{16}"),
+    token("typeform-token", ["tfp_"], r"[A-Za-z0-9_-]{40,}+"),
+    token("clickup-token", ["pk_"], r"[0-9]{6,10}_[A-Z0-9]{32}"),
+    token("fireworks-key", ["fw_"], MIXED + r"[A-Za-z0-9]{24,}+"),
+    token("anyscale-key", ["esecret_"], r"[A-Za-z0-9]{24,}+"),
+    token("runpod-key", ["rpa_"], r"[A-Z0-9]{40,}+"),
+    token("woocommerce-key", ["ck_", "cs_"], r"[a-f0-9]{40}(?![A-Za-z0-9])"),
+    token("twitter-bearer-token", ["AAAAAAAAAAAAAAAAAAAAA"], r"[A-Za-z0-9%]{30,}+"),
+    token("paypal-token", ["A21AA"], r"[A-Za-z0-9_-]{60,}+"),
+    token(
+        "braintree-token",
+        ["access_token$production$", "access_token$sandbox$"],
+        r"[a-z0-9]{16}\$[a-f0-9]{32}",
+    ),
+    Rule(
+        # A Firebase Cloud Messaging server key: 11 characters, `:APA91b`, 134 more.
+        "firebase-key",
+        (re.compile(r":APA91b(?<=[A-Za-z0-9_-]{11}:APA91b)[A-Za-z0-9_-]{100,}+"),),
+        behind(11),
+    ),
+    Rule(
+        # An Azure DevOps token of 84 characters holds `AZDO` at its 77th.
+        "azure-devops-token",
+        (re.compile(r"AZDO(?<=[A-Za-z0-9]{76}AZDO)(?<![A-Za-z0-9]{77}AZDO)[A-Za-z0-9]{4}"),),
+        behind(76),
+    ),
     token("dropbox-token", ["sl."], r"(?=[A-Za-z_.-]{0,16}+[0-9A-Z])[A-Za-z0-9_.-]{130,}+"),
     Rule(
         # Three characters, `8Q~`, then 31 to 34 more.
