@@ -46,6 +46,10 @@ def secret_group(match: re.Match[str]) -> Found | None:
 MAX_DECISIONS = 5_000
 
 
+# For each rule, the last text its required words were looked for in, and whether one was there.
+_LAST_CHECK: dict[int, tuple[str, bool]] = {}
+
+
 @dataclass(frozen=True)
 class Rule:
     kind: str
@@ -63,11 +67,21 @@ class Rule:
 
     def scan(self, pattern: re.Pattern[str], text: str) -> str:
         """`text` with what `pattern` (one of this rule's) finds masked."""
-        if self.requires and not any(word in text for word in self.requires):
+        if self.requires and not self._holds_a_required_word(text):
             return text
         if self.decide is None:
             return pattern.sub(mask(self.kind), text)
         return self._masked(pattern, self.decide, text)
+
+    def _holds_a_required_word(self, text: str) -> bool:
+        # A rule's patterns are tried one after the other on the same text: its words are
+        # looked for once (a rule of fifty patterns and a hundred words, over a megabyte).
+        last = _LAST_CHECK.get(id(self))
+        if last is not None and last[0] is text:
+            return last[1]
+        held = any(word in text for word in self.requires)
+        _LAST_CHECK[id(self)] = (text, held)
+        return held
 
     def _masked(self, pattern: re.Pattern[str], decide: Decision, text: str) -> str:
         pieces: list[str] = []

@@ -212,4 +212,8 @@ def _spoken(match: re.Match[str]) -> Found | None:
     return Found(start, end, _KINDS.get(word))
 
 
-RULES: Final[tuple[Rule, ...]] = (Rule("password", _patterns(), _spoken),)
+# Each pattern starts at two letters any text holds ("co", "pa"): the words themselves decide
+# whether a short text is tried at all.
+RULES: Final[tuple[Rule, ...]] = (
+    Rule("password", _patterns(), _spoken, requires=tuple(_COLON_ALONE)),
+)
