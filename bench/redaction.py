@@ -5,7 +5,8 @@
 
 - coverage: the secret corpus (tests/secret_corpus.py): a kind is caught when every one of its
   forms comes out without its secret; a form when its secret is gone.
-- false positives: the ordinary lines (tests/fixtures/redaction/ordinary_lines.txt) and, when the
+- false positives: the ordinary lines (tests/ordinary_lines.py: the table in
+  tests/fixtures/redaction/ordinary_lines.txt and the lines made there) and, when the
   transcript corpus is there, every line of it (12 to 200 characters): a line that comes out
   changed is a false positive.
 - speed: ms per MB over the transcript files (each redacted as one text), and CPU seconds for
@@ -36,10 +37,10 @@ from pathlib import Path
 from types import FrameType
 
 from tests.hostile_inputs import HOSTILE
+from tests.ordinary_lines import ORDINARY
 from tests.secret_corpus import FORMS
 
 ROOT = Path(__file__).resolve().parent.parent
-TABLE = ROOT / "tests" / "fixtures" / "redaction" / "ordinary_lines.txt"
 Redactor = Callable[[str], str]
 _SETTINGS = ExitStack()
 
@@ -83,7 +84,7 @@ ENGINES = {
 
 
 def ordinary_table() -> list[str]:
-    return [line for line in TABLE.read_text("utf-8").splitlines() if not line.startswith("#|")]
+    return ORDINARY
 
 
 def transcript_lines(corpus: Path) -> list[str]:

@@ -270,3 +270,140 @@ def test_hostile_megabyte_is_redacted_quickly(text: str) -> None:
     once = redact(text)
     assert time.process_time() - started <= 0.25
     assert redact(once) == once
+
+
+# Forms found reaching the index, each masked now with the words around it kept.
+PASTED = [
+    (
+        "aws configure set aws_secret_access_key " + body(40, ALNUM + "/+"),
+        "aws configure set aws_secret_access_key [redacted:aws-secret-access-key]",
+    ),
+    (
+        "git remote set-url origin https://" + body(40, "0123456789abcdef") + "@github.com/o/r.git",
+        "git remote set-url origin https://[redacted:url-token]@github.com/o/r.git",
+    ),
+    ("db.internal:5432:shop:app:Hunter2pw", "db.internal:5432:shop:app:[redacted:pgpass-password]"),
+    (
+        "ngrok config add-authtoken 2" + body(26) + "_" + body(21),
+        "ngrok config add-authtoken [redacted:ngrok-token]",
+    ),
+    (
+        "tailscale up --authkey=tskey-" + "auth-k" + body(10) + "CNTRL-" + body(32),
+        "tailscale up --authkey=[redacted:tailscale-key]",
+    ),
+    ("Cookie: sessionid=" + body(32), "Cookie: sessionid=[redacted:cookie]"),
+    (
+        "Set-Cookie: sid=" + body(32) + "; Path=/; HttpOnly",
+        "Set-Cookie: sid=[redacted:cookie]; Path=/; HttpOnly",
+    ),
+    (
+        "az login -u ops@contoso.com -p 'Zq7!pass-word'",
+        "az login -u ops@contoso.com -p [redacted:cli-password]",
+    ),
+    ("my password is hunter2", "my password is [redacted:password]"),
+    ("use password Tr0ub4dor&3 for root", "use password [redacted:password] for root"),
+    ("Mot de passe : Tr0ub4dor", "Mot de passe : [redacted:password]"),
+    ("Passwort: geheim", "Passwort: [redacted:password]"),
+    ("contraseña: Tr0ub4dor", "contraseña: [redacted:password]"),
+    ("senha: Tr0ub4dor", "senha: [redacted:password]"),
+    ("пароль: Tr0ub4dor", "пароль: [redacted:password]"),
+    ("비밀번호: Tr0ub4dor", "비밀번호: [redacted:password]"),
+    ("パスワード: Tr0ub4dor", "パスワード: [redacted:password]"),
+    ("パスワードはTr0ub4dorです", "パスワードは[redacted:password]です"),
+    ("密码：Tr0ub4dor", "密码：[redacted:password]"),
+    ("API密钥=" + body(32), "API密钥=[redacted:api-key]"),
+    ("PASSWORD=correct horse battery staple", "PASSWORD=[redacted:password]"),
+    ("api_key=ZcpmqikFyCpfiuQwjW", "api_key=[redacted:api-key]"),
+    (
+        '{"auths": {"ghcr.io": {"auth": "bWU6aHVudGVyMg=="}}}',
+        '{"auths": {"ghcr.io": {"auth": "[redacted:basic-auth]"}}}',
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), PASTED)
+def test_the_forms_people_paste_are_masked_and_their_words_kept(text: str, expected: str) -> None:
+    assert redact(text) == expected
+
+
+def test_the_second_half_of_a_key_wrapped_over_two_lines_is_masked() -> None:
+    key = "sk-" + "proj-" + body(120, ALNUM + "_-")
+    assert redact(f"OPENAI_API_KEY={key[:70]}\n{key[70:]}\nREGION=eu") == (
+        "OPENAI_API_KEY=[redacted:openai-key]\n[redacted:openai-key]\nREGION=eu"
+    )
+
+
+@given(st.integers(min_value=40, max_value=100), st.sampled_from(["\n", "\r\n", "\\n", "\n    "]))
+def test_a_key_wrapped_anywhere_leaves_nothing_of_its_second_part(cut: int, newline: str) -> None:
+    key = "sk-" + "proj-" + body(120, ALNUM + "_-")
+    out = redact(f"key: {key[:cut]}{newline}{key[cut:]}")
+    assert key[cut:] not in out
+    assert key[:cut] not in out
+
+
+def test_prose_after_a_mask_is_not_taken_for_a_wrapped_key() -> None:
+    text = "token_" + "gh" + "p_" + body(36) + "\nREADME updated\nsee docs"
+    assert redact(text) == "token_[redacted:github-token]\nREADME updated\nsee docs"
+
+
+def test_a_url_after_u_is_not_taken_for_user_and_password() -> None:
+    # `-u http://app` was masked as `-u http:[redacted:cli-password]`.
+    text = "az login --service-principal -u http://ci-app --tenant contoso"
+    assert redact(text) == text
+    assert redact("redis-cli -u redis://default:Hunter2x@cache:6379") == (
+        "redis-cli -u redis://default:[redacted:url-password]@cache:6379"
+    )
+
+
+def test_a_mask_is_not_taken_for_user_and_password() -> None:
+    # `redis-cli -a "$REDIS_PASSWORD"` became `-a [redacted:[redacted:cli-password]`.
+    assert redact('redis-cli -a "$REDIS_PASSWORD" ping') == 'redis-cli -a "$REDIS_PASSWORD" ping'
+    assert redact("redis-cli -a Hunter2pw ping") == "redis-cli -a [redacted:cli-password] ping"
+
+
+def test_netrc_password_needs_its_machine_and_login_before_it() -> None:
+    # A text naming a machine and a login anywhere had its next "password is" masked.
+    text = "the machine runs; login first.\nThe password is required."
+    assert redact(text) == text
+    assert redact("machine h login me\npassword Hunter2pw") == (
+        "machine h login me\npassword [redacted:netrc-password]"
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The password is required.",
+        "the password is hashed with bcrypt",
+        "the password is stored as a SHA256 hash",
+        "Password must be at least 8 characters long.",
+        "use password authentication",
+        "Le mot de passe est incorrect.",
+        "Das Passwort ist falsch.",
+        "Passwort: siehe Tresor",
+        "La contraseña es obligatoria.",
+        "A senha é obrigatória.",
+        "パスワードは必須です。",
+        "密码是必填项。",
+        "비밀번호는 필수입니다.",
+        "Пароль не подходит.",
+        "[sudo] password for alice:",
+        "Password for 'https://octocat@github.com':",
+        "senha: ********",
+        "contraseña: <tu-contraseña>",
+        "API_KEY=xxxxxxxxxxxxxxxxxxxx",
+        "GITHUB_TOKEN=ghp_" + "x" * 36,
+        "api_key: YourApiKeyHere",
+        "Cookie: theme=dark; lang=en",
+        'mysql -u root -p"$MYSQL_ROOT_PASSWORD" shop',
+        "https://<user>:<token>@github.com/acme/shop.git",
+    ],
+)
+def test_prose_prompts_and_placeholders_about_passwords_stay(text: str) -> None:
+    assert redact(text) == text
+
+
+@given(st.from_regex(r"[a-z]{3,12}", fullmatch=True), st.sampled_from(["is", "was", "ist", "est"]))
+def test_a_word_after_password_is_is_prose(word: str, verb: str) -> None:
+    text = f"the password {verb} {word} now"
+    assert redact(text) == text

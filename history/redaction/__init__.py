@@ -21,7 +21,7 @@ from typing import Final
 
 from ahocorasick_rs import AhoCorasick, Implementation
 
-from history.redaction import assignments, context, tokens
+from history.redaction import assignments, context, cookies, spoken, tokens, wrapped
 from history.redaction.rule import Rule
 from history.redaction.scanning import Scans
 
@@ -31,7 +31,10 @@ RULES: Final[tuple[Rule, ...]] = (
     *context.KEY_BLOCKS,
     *tokens.RULES,
     *context.RULES,
+    *cookies.RULES,
+    *spoken.RULES,
     *assignments.RULES,
+    *wrapped.RULES,
 )
 
 KINDS: Final[tuple[str, ...]] = tuple(

@@ -22,7 +22,14 @@ import functools
 import re
 from typing import Final
 
-from history.redaction.rule import MASK_START, Found, Rule, case_variants, secret_group
+from history.redaction.rule import (
+    MASK_START,
+    Found,
+    Rule,
+    case_variants,
+    looks_random,
+    secret_group,
+)
 
 # `pass` finds password, passwd and passphrase too.
 _WORDS: Final = ("pass", "pwd", "secret", "token", "auth", "key")
@@ -45,6 +52,8 @@ _AFTER_THE_NAME: Final = (
 def _tail(word: str) -> str:
     if word.isupper():
         return _UPPER_TAIL
+    if word == "key":
+        return "(?:_base)?+[0-9]{0,3}+"  # Rails's `secret_key_base`
     return _PASS_ENDINGS.get(word, "") + "[0-9]{0,3}+"
 
 
@@ -85,8 +94,16 @@ _SECRET_KEY_QUALIFIERS: Final = _words(
     "subscription shared service app consumer storage admin deploy webhook sas"
 )
 _PASSWORD_WORDS: Final = frozenset(("password", "passwd", "passphrase", "pwd", "pass"))
+# Lower-case compounds are one part: `identitytoken` (docker), `authtoken`, `accesstoken`.
 _SECRET_PART: Final = frozenset(
-    (*_PASSWORD_WORDS, "secret", "token", "auth", "apikey", "secretkey")
+    (
+        *_PASSWORD_WORDS,
+        *_words(
+            "secret token auth apikey secretkey authtoken accesstoken apitoken refreshtoken "
+            "identitytoken registrytoken sessiontoken bearertoken bottoken authkey privatekey "
+            "clientsecret"
+        ),
+    )
 )
 _UPPER_SUFFIXES: Final = ("password", "passwd", "token", "secret", "apikey")
 _LITERALS: Final = _words("none null nil undefined true false yes no required optional empty")
@@ -97,6 +114,10 @@ _TYPES: Final = _words(
 # `hashed`, `self.password`, `process.env.API_KEY!` (TypeScript's non-null mark)
 _CODE_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z_]*(?:\.[A-Za-z_][A-Za-z_]*)*[!?]?")
 _MENTIONS_SECRET: Final = re.compile(r"(?i)pass|pwd|secret|token|key|auth|cred")
+_PLACEHOLDER: Final = re.compile(
+    r"(?:[A-Za-z0-9]{1,12}+[_-])?([xX*.#?_-])\1{2,}+|<[^<>\n]{1,60}+>|(?i:your)[-_ ][\w -]{1,40}+"
+)
+_KEY_VALUE: Final = re.compile(r"[A-Za-z_]{2,30}+=(?!=)")
 _REFERENCE: Final = re.compile(r"\$\{?[A-Za-z_({]|\{\{|\{%|%\(|<[^>]{0,60}>$|\*+$|\s*$")
 
 
@@ -114,9 +135,12 @@ def _kind_of(name: str) -> str | None:
     """The kind of secret `name` holds, or None for a name that is ordinary configuration."""
     if name in ("PWD", "OLDPWD"):  # the shell's working directories
         return None
-    parts = [part.lower() for part in _NAME_PARTS.findall(name)]
+    spelt = _NAME_PARTS.findall(name)
+    parts = [part.lower() for part in spelt]
     if not parts or any(part in _DESCRIPTORS for part in parts):
         return None
+    if parts[-3:] == ["secret", "key", "base"]:  # Rails
+        return "secret"
     upper = not any(char.islower() for char in name)
     for index in range(len(parts) - 1, -1, -1):
         part = parts[index]
@@ -125,7 +149,10 @@ def _kind_of(name: str) -> str | None:
             qualifies = before not in _ORDINARY_KEY_QUALIFIERS
             secret = qualifies if upper else before in _SECRET_KEY_QUALIFIERS
         else:
-            secret = part in _SECRET_PART or (upper and part.endswith(_UPPER_SUFFIXES))
+            # `PGPASSWORD`, also in `sess-PGPASSWORD`: an upper-case part may end in the word.
+            secret = part in _SECRET_PART or (
+                spelt[index].isupper() and part.endswith(_UPPER_SUFFIXES)
+            )
         if not secret:
             continue
         if not upper and index != len(parts) - 1:
@@ -134,7 +161,7 @@ def _kind_of(name: str) -> str | None:
             return "password"
         if part == "secret" and before == "client":
             return "client-secret"
-        if part == "apikey" or (part == "key" and before == "api"):
+        if part in ("apikey", "apitoken") or (part == "key" and before == "api"):
             return "api-key"
         return "secret"
     return None
@@ -154,6 +181,8 @@ def _is_code(value: str, match: re.Match[str], upper: bool) -> bool:
         return True  # `password: str`, `token: string;`
     if not _CODE_NAME.fullmatch(value):
         return False  # a digit or a symbol: key material, not a name
+    if looks_random(value.partition(".")[0]):
+        return False  # `ZcpmqikFyCpfiuQwjW.env`: key material, then whatever was glued to it
     if "." in value or _MENTIONS_SECRET.search(value):
         return True  # `self.password`, `password=password`, `token: newToken`
     if upper:
@@ -161,14 +190,35 @@ def _is_code(value: str, match: re.Match[str], upper: bool) -> bool:
     # In lower-case code, `token = response`, `f(password=pw, …)` and `key: isSet ? a : b` pass a
     # variable; a YAML or INI value is alone on its line.
     rest = match.string[match.end() : match.end() + 200].partition("\n")[0].strip()
+    if _KEY_VALUE.match(rest):
+        return False  # `password=secret dbname=shop`: a libpq or ODBC list of settings
     more_code_follows = bool(rest) and not rest.startswith("#")
     return more_code_follows or " =" in sep or "= " in sep
 
 
 def _looks_like_key(value: str) -> bool:
-    """An API key or token is random material: a digit, or long; never words with spaces.
-    (A password may be anything a person chose.)"""
-    return " " not in value and (len(value) >= 20 or any(char.isdigit() for char in value))
+    """An API key or token is random material: a digit, long, or letters no word is made of;
+    never words with spaces. (A password may be anything a person chose.)"""
+    if " " in value:
+        return False
+    return len(value) >= 20 or any(char.isdigit() for char in value) or looks_random(value)
+
+
+# `PASSWORD=correct horse battery staple`: in a `.env` line the value runs to the line's end,
+# unless what follows is a command (`PGPASSWORD=x psql -h db`: a flag, a path, a pipe).
+_LINE_START: Final = re.compile(r"(?:^|\n)[ \t]*(?:export[ \t]+)?$")
+_WORDS_TO_THE_END: Final = re.compile(
+    r"(?:[ \t]+[A-Za-z0-9!@%^*+.,?_~]{1,40}+){1,8}+[ \t]*(?=\r?\n|$)"
+)
+
+
+def _passphrase_end(match: re.Match[str], begin: int) -> int:
+    """Where an unquoted password that starts an environment line ends."""
+    end = match.end()
+    if not _LINE_START.search(match.string, max(0, begin - 40), begin):
+        return end
+    words = _WORDS_TO_THE_END.match(match.string, end)
+    return words.end() if words else end
 
 
 def _decide(match: re.Match[str]) -> Found | None:
@@ -189,9 +239,14 @@ def _decide(match: re.Match[str]) -> Found | None:
         opening = match.string[begin - 1 : begin]
         if opening in ("'", '"', "`") and not match.group("sep").lstrip("\\").startswith(opening):
             return None  # `input("Password: ")`: the name is inside a string that ends here
+    if _PLACEHOLDER.fullmatch(value):
+        return None  # `xxxxxxxx`, `********`, `<password>`, `your-api-key`
     if kind != "password" and not _looks_like_key(value):
         return None  # `apiKey: 'ollama'`, `token = 'REDACTED_API_KEY'`: placeholders
-    return Found(*match.span(group), kind)
+    start, end = match.span(group)
+    if kind == "password" and group == "bare" and match.group("sep") == "=":
+        end = _passphrase_end(match, begin)
+    return Found(start, end, kind)
 
 
 RULES: Final[tuple[Rule, ...]] = (

@@ -46,6 +46,10 @@ def secret_group(match: re.Match[str]) -> Found | None:
 MAX_DECISIONS = 5_000
 
 
+# For each rule, the last text its required words were looked for in, and whether one was there.
+_LAST_CHECK: dict[int, tuple[str, bool]] = {}
+
+
 @dataclass(frozen=True)
 class Rule:
     kind: str
@@ -63,11 +67,21 @@ class Rule:
 
     def scan(self, pattern: re.Pattern[str], text: str) -> str:
         """`text` with what `pattern` (one of this rule's) finds masked."""
-        if self.requires and not any(word in text for word in self.requires):
+        if self.requires and not self._holds_a_required_word(text):
             return text
         if self.decide is None:
             return pattern.sub(mask(self.kind), text)
         return self._masked(pattern, self.decide, text)
+
+    def _holds_a_required_word(self, text: str) -> bool:
+        # A rule's patterns are tried one after the other on the same text: its words are
+        # looked for once (a rule of fifty patterns and a hundred words, over a megabyte).
+        last = _LAST_CHECK.get(id(self))
+        if last is not None and last[0] is text:
+            return last[1]
+        held = any(word in text for word in self.requires)
+        _LAST_CHECK[id(self)] = (text, held)
+        return held
 
     def _masked(self, pattern: re.Pattern[str], decide: Decision, text: str) -> str:
         pieces: list[str] = []
@@ -87,6 +101,31 @@ class Rule:
             return text
         pieces.append(text[kept_from:])
         return "".join(pieces)
+
+
+_VOWELS = frozenset("aeiouy")
+_CASE_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+")
+_DIGRAPHS = re.compile("ng|th|ch|sh|ph|ck|gh")
+_RUNS = ("abcdefghijklmnopqrstuvwxyz", "qwertyuiopasdfghjklzxcvbnm")
+
+
+def looks_random(value: str) -> bool:
+    """Whether letters are key material rather than words (`ZcpmqikFyCpfiuQw` against
+    `YourApiKeyHere`, `ollama`, `xxxxxxxxxxxx`): five consonants in a row within a word of the
+    name, or case that changes every letter or two, where a name made of words has neither."""
+    letters = "".join(char for char in value if char.isascii() and char.isalpha())
+    lower = letters.lower()
+    if len(letters) < 10 or len(set(lower)) <= 4 or any(lower in run for run in _RUNS):
+        return False
+    parts = _CASE_PARTS.findall(letters)
+    for part in parts:
+        consonants = 0
+        # `ng`, `th` and their like count once: `lengths` is a word.
+        for char in _DIGRAPHS.sub("n", part.lower()):
+            consonants = 0 if char in _VOWELS else consonants + 1
+            if consonants >= 5:
+                return True
+    return sum(len(part) <= 2 for part in parts) >= 3
 
 
 _LITERAL_START = re.compile(r"(?:\(\?P<\w+>)?((?:\\[^A-Za-z0-9]|[^\\()\[\]{}?*+|.^$])+)([?*{]?)")
@@ -113,9 +152,18 @@ def glued_prefixes(prefixes: Iterable[str]) -> list[str]:
     return [f"{re.escape(prefix)}(?<![A-Za-z0-9][\\s\\S]{{{len(prefix)}}})" for prefix in prefixes]
 
 
+# `ghp_xxxxxxxx…`, `sk-********`: the shape of a token in documentation, not a token.
+_NOT_A_PLACEHOLDER = r"(?![xX*.]{8})"
+
+
 def token(kind: str, prefixes: Iterable[str], body: str) -> Rule:
     """A token recognised by its own prefix; the whole token becomes the mask."""
-    return Rule(kind, tuple(re.compile(prefix + body) for prefix in glued_prefixes(prefixes)))
+    return Rule(
+        kind,
+        tuple(
+            re.compile(prefix + _NOT_A_PLACEHOLDER + body) for prefix in glued_prefixes(prefixes)
+        ),
+    )
 
 
 def behind(size: int) -> Decision:
@@ -133,6 +181,22 @@ def keyed(
 ) -> Rule:
     """A secret found by what stands around it: only the group named `secret` is masked."""
     return Rule(kind, (re.compile(pattern),), decide, tuple(requires))
+
+
+def near(words: tuple[str, ...], before: int, same_line: bool = True) -> Decision:
+    """A decision: mask the `secret` group only when one of `words` stands in the `before`
+    characters ahead of the match (on its line, unless not `same_line`)."""
+
+    def decide(match: re.Match[str]) -> Found | None:
+        start = match.start()
+        window = match.string[max(0, start - before) : start]
+        if same_line:
+            window = window[window.rfind("\n") + 1 :]
+        if not any(word in window for word in words):
+            return None
+        return secret_group(match)
+
+    return decide
 
 
 def case_variants(*words: str) -> tuple[str, ...]:

@@ -34,10 +34,11 @@ class Scans:
             for rule in rules
             for pattern in rule.patterns
         )
-        # A pattern is filed under its literal, or (without one) under each word it requires.
+        # A pattern is filed under each word it requires (rarer than a literal of two letters),
+        # or under its literal.
         self._by_literal: dict[str, list[int]] = {}
         for i, scan in enumerate(self.scans):
-            keys = [scan.literal] if scan.literal else scan.requires
+            keys = scan.requires or ([scan.literal] if scan.literal else [])
             if not keys:
                 # It would have to be tried on every text: give it a literal to start at.
                 raise ValueError(f"nothing to look for before trying {scan.pattern.pattern!r}")

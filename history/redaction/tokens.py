@@ -27,7 +27,7 @@ def _discord_bot_token() -> Rule:
         "discord-bot-token",
         (
             re.compile(
-                r"(?<![A-Za-z0-9_-])[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6,7}\."
+                r"[MNO](?<![A-Za-z0-9_-][MNO])[A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6,7}\."
                 r"[A-Za-z0-9_-]{27,40}"
             ),
         ),
@@ -61,6 +61,7 @@ RULES: Final[tuple[Rule, ...]] = (
         ["glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "gloas-", "glsoat-", "glffct-", "glft-"],
         r"[A-Za-z0-9_-]{20,}+",
     ),
+    token("gitlab-token", ["glimt-", "glagent-", "glwt-"], r"[A-Za-z0-9_-]{20,}+"),
     token("gitlab-token", ["GR1348941"], r"[A-Za-z0-9_-]{20,}+"),
     token(
         "aws-access-key-id",
@@ -96,7 +97,7 @@ RULES: Final[tuple[Rule, ...]] = (
     token("google-api-key", ["AIza"], r"[A-Za-z0-9_-]{35,}+"),
     token("google-oauth-secret", ["GOCSPX-"], r"[A-Za-z0-9_-]{24,}+"),
     token("google-oauth-token", ["ya29."], r"[A-Za-z0-9_.-]{30,}+"),
-    token("huggingface-token", ["hf_"], MIXED + r"[A-Za-z0-9]{30,}+"),
+    token("huggingface-token", ["hf_", "api_org_"], MIXED + r"[A-Za-z0-9]{30,}+"),
     token("npm-token", ["npm_"], MIXED + r"[A-Za-z0-9]{30,}+"),
     token("pypi-token", ["pypi-Ag"], r"[A-Za-z0-9_-]{50,}+"),
     token("rubygems-key", ["rubygems_"], r"[a-f0-9]{48}"),
@@ -127,6 +128,7 @@ RULES: Final[tuple[Rule, ...]] = (
     token("grafana-token", ["glsa_"], r"[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}"),
     token("grafana-token", ["glc_"], r"[A-Za-z0-9+/]{32,}+={0,2}"),
     token("linear-api-key", ["lin_api_"], r"[A-Za-z0-9]{40}"),
+    token("linear-api-key", ["lin_oauth_"], r"[a-f0-9]{64}"),
     # `123456789:AA…`: the pattern starts at `AA` (a literal to skip to) and looks back for the id.
     Rule(
         "telegram-bot-token",
@@ -178,6 +180,52 @@ RULES: Final[tuple[Rule, ...]] = (
     token("circleci-token", ["CCIPAT_"], r"[A-Za-z0-9]{22}_[a-f0-9]{40}"),
     token("flyio-token", ["fo1_"], r"[A-Za-z0-9_-]{43}"),
     token("flyio-token", ["fm2_"], r"[A-Za-z0-9+/=,_-]{50,}+"),
+    token("tailscale-key", ["tskey-"], MIXED + r"[A-Za-z0-9-]{20,}+"),
+    token("vercel-token", ["vcp_", "vci_", "vca_", "vcr_", "vck_"], MIXED + r"[A-Za-z0-9]{24,}+"),
+    token("netlify-token", ["nfp_", "nfc_", "nfo_", "nfu_"], MIXED + r"[A-Za-z0-9]{32,}+"),
+    token("cloudflare-key", ["v1.0-"], r"[a-f0-9]{24}-[a-f0-9]{146}"),
+    token("buildkite-token", ["bkua_"], r"[a-f0-9]{40}"),
+    token("render-key", ["rnd_"], MIXED + r"[A-Za-z0-9]{32,}+"),
+    token("sourcegraph-token", ["sgp_"], r"(?:[a-f0-9]{16}_|local_)?[a-f0-9]{40}"),
+    token("pinecone-key", ["pcsk_"], r"[A-Za-z0-9]{4,10}_[A-Za-z0-9]{40,}+"),
+    token("tavily-key", ["tvly-"], r"(?:dev-|prod-)?[A-Za-z0-9]{32,}+"),
+    token("firecrawl-key", ["fc-"], r"[a-f0-9]{32}(?![A-Za-z0-9])"),
+    token("e2b-key", ["e2b_"], r"[a-f0-9]{40}"),
+    token("cerebras-key", ["csk-"], r"(?=[a-z]{0,16}+[0-9])[a-z0-9]{40,}+"),
+    token("together-key", ["tgp_v1_"], r"[A-Za-z0-9_-]{40,}+"),
+    token("resend-key", ["re_"], r"(?=[A-Za-z]{0,8}+[0-9])[A-Za-z0-9]{8}_[A-Za-z0-9]{20,}+"),
+    token("jfrog-token", ["AKCp"], r"[A-Za-z0-9]{60,}+"),
+    token("jfrog-token", ["cmVmdGtuOjAxOj"], r"[A-Za-z0-9]{40,}+"),
+    token("sonarqube-token", ["squ_", "sqp_", "sqa_"], r"[a-f0-9]{40}"),
+    token("neon-key", ["napi_"], r"[a-z0-9]{64}"),
+    token("tencent-secret-id", ["AKID"], r"[A-Za-z0-9]{32}(?![A-Za-z0-9])"),
+    token("brevo-key", ["xkeysib-", "xsmtpsib-"], r"[a-f0-9]{64}-[A-Za-z0-9]{16}"),
+    token("typeform-token", ["tfp_"], r"[A-Za-z0-9_-]{40,}+"),
+    token("clickup-token", ["pk_"], r"[0-9]{6,10}_[A-Z0-9]{32}"),
+    token("fireworks-key", ["fw_"], MIXED + r"[A-Za-z0-9]{24,}+"),
+    token("anyscale-key", ["esecret_"], r"[A-Za-z0-9]{24,}+"),
+    token("runpod-key", ["rpa_"], r"[A-Z0-9]{40,}+"),
+    token("woocommerce-key", ["ck_", "cs_"], r"[a-f0-9]{40}(?![A-Za-z0-9])"),
+    token("twitter-bearer-token", ["AAAAAAAAAAAAAAAAAAAAA"], r"[A-Za-z0-9%]{30,}+"),
+    token("paypal-token", ["A21AA"], r"[A-Za-z0-9_-]{60,}+"),
+    token(
+        "braintree-token",
+        ["access_token$production$", "access_token$sandbox$"],
+        r"[a-z0-9]{16}\$[a-f0-9]{32}",
+    ),
+    Rule(
+        # A Firebase Cloud Messaging server key: 11 characters, `:APA91b`, 134 more.
+        "firebase-key",
+        (re.compile(r":APA91b(?<=[A-Za-z0-9_-]{11}:APA91b)[A-Za-z0-9_-]{100,}+"),),
+        behind(11),
+    ),
+    Rule(
+        # An Azure DevOps token of 84 characters holds `AZDO` at its 77th.
+        "azure-devops-token",
+        (re.compile(r"AZDO(?<=[A-Za-z0-9]{76}AZDO)(?<![A-Za-z0-9]{77}AZDO)[A-Za-z0-9]{4}"),),
+        behind(76),
+    ),
+    token("dropbox-token", ["sl."], r"(?=[A-Za-z_.-]{0,16}+[0-9A-Z])[A-Za-z0-9_.-]{130,}+"),
     Rule(
         # Three characters, `8Q~`, then 31 to 34 more.
         "azure-client-secret",
