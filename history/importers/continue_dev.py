@@ -59,7 +59,10 @@ class Continue(TranscriptFormat):
         if root.is_file():
             yield root
         elif root.is_dir():
-            yield from sorted(p for p in root.glob("*.json") if p.is_file() and p.name != INDEX)
+            found = (
+                p for p in root.rglob("*.json") if p.parent == root or p.parent.name == "sessions"
+            )
+            yield from sorted(p for p in found if p.name != INDEX and p.is_file())
 
     def read(self, path: Path) -> ReadReport:
         return _Reader(path).run()

@@ -109,12 +109,44 @@ def _slug_path(path: Path) -> str:
     return "/" + slug.strip("-").replace("-", "/")
 
 
+def _chat_created(transcript: Path) -> datetime | None:
+    """When the chat of a transcript began: `createdAt` in the meta of its store.db
+    (`~/.cursor/chats/<workspace hash>/<chatId>/store.db`, meta values hex-encoded JSON)."""
+    parts = transcript.parts
+    if "projects" not in parts:
+        return None
+    cursor_home = Path(*parts[: parts.index("projects")])
+    for store in sorted(cursor_home.glob(f"chats/*/{transcript.stem}/store.db")):
+        try:
+            with read_only(store) as db:
+                values = [value for (value,) in db.execute("SELECT value FROM meta")]
+        except sqlite3.Error:
+            continue
+        for value in values:
+            meta = _json(_unhex(value))
+            if isinstance(meta, dict) and meta.get("createdAt") is not None:
+                return _time(meta["createdAt"], datetime.fromtimestamp(0, UTC))
+    return None
+
+
+def _unhex(value: object) -> object:
+    text = value.decode("ascii", errors="replace") if isinstance(value, bytes) else value
+    try:
+        return bytes.fromhex(text).decode("utf-8") if isinstance(text, str) else text
+    except ValueError:
+        return text
+
+
 class _Transcript(DraftReader):
+    """An agent transcript. Its lines carry no times: every turn has the time its chat began
+    (from the chat's store.db), else the file's modification time."""
+
     def __init__(self, path: Path) -> None:
         super().__init__(path)
         self.session_id = path.stem
         self.project = ""
         self.prompts = 0
+        self.started = _chat_created(path) or file_time(path)
 
     def run(self) -> ReadReport:
         unknown = 0
@@ -156,7 +188,7 @@ class _Transcript(DraftReader):
             session_id=self.session_id,
             project=self.project,
             asked=asked,
-            asked_at=parse_timestamp(line.get("timestamp")) or file_time(self.path),
+            asked_at=parse_timestamp(line.get("timestamp")) or self.started,
         )
         self.prompts += 1
 

@@ -58,8 +58,10 @@ class Goose(TranscriptFormat):
         if root.is_file():
             yield root
         elif root.is_dir():
-            found = (p for p in root.iterdir() if p.suffix == ".jsonl" or p.name == DATABASE)
-            yield from sorted(p for p in found if p.is_file())
+            found = (p for p in root.rglob("*") if p.parent == root or p.parent.name == "sessions")
+            yield from sorted(
+                p for p in found if (p.suffix == ".jsonl" or p.name == DATABASE) and p.is_file()
+            )
 
     def read(self, path: Path) -> ReadReport:
         if path.suffix == ".jsonl":

@@ -54,17 +54,18 @@ def first_text(args: Mapping[str, Any], keys: tuple[str, ...]) -> str:
 
 
 def replaced_text(diff: str) -> str:
-    """The text a SEARCH/REPLACE diff (Cline, Roo Code) writes: each block's replacement."""
+    """The text a SEARCH/REPLACE diff (Cline's `------- SEARCH` / `=======` / `+++++++ REPLACE`,
+    Roo Code's `<<<<<<< SEARCH` / `=======` / `>>>>>>> REPLACE`) writes: each replacement."""
     kept: list[str] = []
     inside = False
     for line in diff.splitlines():
-        if line.startswith("=======") and not inside:
+        if line.startswith("======="):
             inside = True
-        elif line.startswith(">>>>>>>") or line.startswith("<<<<<<<"):
+        elif line.startswith(("+++++++", ">>>>>>>", "<<<<<<<", "-------")):
             inside = False
         elif inside:
             kept.append(line)
-    return "\n".join(kept) if kept or "=======" in diff else diff
+    return "\n".join(kept) if "=======" in diff else diff
 
 
 def edit_text(args: Mapping[str, Any]) -> str:
