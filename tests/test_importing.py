@@ -121,8 +121,10 @@ def test_each_formats_turns_land_in_the_index_and_are_found(
 def test_auto_on_one_folder_reads_each_file_once_with_its_own_format(index: HistoryIndex) -> None:
     summary = import_transcripts(index, ALL, FIXTURES)
     # 4 transcripts; the sub-agent file is Claude Code's, not a Codex rollout, and is not read.
-    assert (summary.files, summary.sessions, summary.new, summary.skipped) == (4, 5, 10, 6)
-    assert index.count() == 10
+    # And one session each of Cline, Roo Code, Copilot CLI, Copilot Chat, Continue, Goose and
+    # Cursor (14 turns), none of them read as Claude Code or Codex.
+    assert (summary.files, summary.sessions, summary.new, summary.skipped) == (11, 12, 24, 6)
+    assert index.count() == 24
 
 
 @needs_corpus

@@ -94,11 +94,18 @@ class Cline(TranscriptFormat):
             yield root / HISTORY
             return
         for path in sorted_files(root, HISTORY):
-            if path.name == HISTORY:
+            # A task under another fork's extension folder is that fork's to read.
+            others = EXTENSIONS - {self.extension}
+            if path.name == HISTORY and not others.intersection(path.parts):
                 yield path
 
     def read(self, path: Path) -> ReadReport:
         return _Reader(self.name, path).run()
+
+
+EXTENSIONS = frozenset(
+    {"saoudrizwan.claude-dev", "rooveterinaryinc.roo-cline", "kilocode.kilo-code"}
+)
 
 
 class RooCode(Cline):

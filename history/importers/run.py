@@ -224,7 +224,9 @@ def _plan(
 
 def _sniff(path: Path) -> str | None:
     """The name of the format a JSONL file's lines belong to: Codex lines carry a `payload`,
-    Claude Code lines a `sessionId` or a Claude line type."""
+    Claude Code lines a `sessionId` or a Claude line type, Copilot CLI events a dotted type and
+    `data`, Goose messages a `created` time (its first line a `working_dir`), and Cursor agent
+    transcripts a `role` and a `message` with no type."""
     head = islice(json_objects(path, ReadReport()), 20 if path.suffix == ".jsonl" else 0)
     for line in head:  # a generator: its file closes as soon as it is dropped
         kind = line.get("type")
@@ -232,6 +234,12 @@ def _sniff(path: Path) -> str | None:
             return "codex"
         if "sessionId" in line or kind in CLAUDE_TYPES:
             return "claude-code"
+        if isinstance(kind, str) and "." in kind and isinstance(line.get("data"), dict):
+            return "copilot-cli"
+        if "working_dir" in line or ("role" in line and "created" in line):
+            return "goose"
+        if kind is None and "role" in line and isinstance(line.get("message"), dict):
+            return "cursor"
     return None
 
 
