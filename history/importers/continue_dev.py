@@ -98,7 +98,10 @@ class _Reader:
         self.project = uri_path(workspace)
         self.asked_at = self.created() or file_time(self.path)
         history = session.get("history") if loaded.complete else loaded.entries
-        for item in history if isinstance(history, list) else []:
+        if not isinstance(history, list):
+            self.report.problems.append(f"{self.path.name} holds no list of history items.")
+            return self.report
+        for item in history:
             self.report.lines += 1
             message = item.get("message") if isinstance(item, dict) else None
             if not isinstance(message, dict):

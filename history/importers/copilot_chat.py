@@ -71,7 +71,10 @@ class CopilotChat(TranscriptFormat):
         )
         requests = (session or {}).get("requests", []) if loaded.complete else loaded.entries
         project = workspace_folder(path.parent.parent)
-        for number, request in enumerate(requests if isinstance(requests, list) else []):
+        if not isinstance(requests, list):
+            report.problems.append(f"{path.name} holds no list of requests.")
+            return report
+        for number, request in enumerate(requests):
             report.lines += 1
             turn = _turn(request, f"copilot-chat:{session_id}:{number}", session_id, project, path)
             if turn is None:
