@@ -400,7 +400,8 @@ STORES = {  # per system: the folder each agent keeps its sessions in, under a f
     },
     "Darwin": {
         "cline": "Library/Application Support/Cursor/User/globalStorage/saoudrizwan.claude-dev",
-        "roo-code": "Library/Application Support/Code/User/globalStorage/rooveterinaryinc.roo-cline",
+        "roo-code": "Library/Application Support/Code/User/globalStorage/"
+        "rooveterinaryinc.roo-cline",
         "kilo-code": "Library/Application Support/Code/User/globalStorage/kilocode.kilo-code",
         "copilot-cli": ".copilot/session-state",
         "copilot-chat": "Library/Application Support/Code - Insiders/User/workspaceStorage",
