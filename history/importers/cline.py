@@ -13,6 +13,7 @@ ones as `tool_use` blocks; both are read, and the XML is not part of the answer.
 the `# Current Working Directory (…)` (Roo Code: `# Current Workspace Directory (…)`) of the
 environment details Cline appends to the first message; failing that, the task's
 `history_item.json` workspace or the `cwdOnTaskInitialization` of `state/taskHistory.json`.
+With none of these the project is the home folder (`~`).
 Times: a message's `ts`, else the panel's task and feedback times in order, else the task id
 (epoch milliseconds). Sub-tasks (Roo's `new_task`) are tasks of their own, not folded in.
 """
@@ -33,7 +34,7 @@ from history.importers.base import (
     file_time,
     sorted_files,
 )
-from history.importers.editors import user_folders
+from history.importers.editors import NO_FOLDER, user_folders
 from history.importers.json_files import load
 from history.importers.tool_calls import ToolKinds, apply_call
 
@@ -157,7 +158,7 @@ class _Reader:
             self.report.problems.append(f"{self.path.name} holds no list of messages.")
             return self.report
         self.read_panel()
-        self.project = self.find_project(messages)
+        self.project = self.find_project(messages) or NO_FOLDER
         for message in messages:
             self.report.lines += 1
             if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):

@@ -24,7 +24,7 @@ from history.importers.base import (
     file_time,
     parse_timestamp,
 )
-from history.importers.editors import uri_path
+from history.importers.editors import NO_FOLDER, uri_path
 from history.importers.json_files import load, read_text, string_field
 from history.importers.tool_calls import ToolKinds, apply_call
 
@@ -95,7 +95,7 @@ class _Reader:
             session.get("sessionId") or string_field(text, "sessionId") or self.path.stem
         )
         workspace = session.get("workspaceDirectory") or string_field(text, "workspaceDirectory")
-        self.project = uri_path(workspace)
+        self.project = uri_path(workspace) or NO_FOLDER
         self.asked_at = self.created() or file_time(self.path)
         history = session.get("history") if loaded.complete else loaded.entries
         if not isinstance(history, list):

@@ -7,7 +7,8 @@ parts VS Code showed: markdown (`{value}` with no kind, or `markdownContent`) is
 `toolInvocationSerialized` names a tool (`toolId`; a terminal's `toolSpecificData` holds its
 command, file URIs in its messages the files it read); `textEditGroup` is an edit of its `uri`.
 Files attached to the prompt (`variableData`) count as read. The project is the `folder` (or
-`workspace`) URI in `workspace.json` of the workspace's storage folder.
+`workspace`) URI in `workspace.json` of the workspace's storage folder; a chat of an empty
+window has the home folder (`~`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from history.importers.base import Places, ReadReport, TranscriptFormat, TurnDraft, file_time
-from history.importers.editors import uri_path, user_folders, workspace_folder
+from history.importers.editors import NO_FOLDER, uri_path, user_folders, workspace_folder
 from history.importers.json_files import load, read_text, string_field
 
 READS = frozenset({"copilot_readFile", "read_file", "copilot_listDirectory", "copilot_viewImage"})
@@ -70,7 +71,7 @@ class CopilotChat(TranscriptFormat):
             (session or {}).get("sessionId") or string_field(text, "sessionId") or path.stem
         )
         requests = (session or {}).get("requests", []) if loaded.complete else loaded.entries
-        project = workspace_folder(path.parent.parent)
+        project = workspace_folder(path.parent.parent) or NO_FOLDER
         if not isinstance(requests, list):
             report.problems.append(f"{path.name} holds no list of requests.")
             return report

@@ -27,6 +27,7 @@ from history.importers.base import (
     json_objects,
     parse_timestamp,
 )
+from history.importers.editors import NO_FOLDER
 from history.importers.tool_calls import ToolKinds, apply_call, arguments
 
 KINDS = ToolKinds(
@@ -115,7 +116,7 @@ class _Reader(DraftReader):
         self.current = TurnDraft(
             turn_id=f"copilot-cli:{self.session_id}:{self.prompts}",
             session_id=self.session_id,
-            project=self.project,
+            project=self.project or NO_FOLDER,
             asked=asked,
             asked_at=parse_timestamp(timestamp) or file_time(self.path),
         )

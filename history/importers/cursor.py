@@ -37,7 +37,7 @@ from history.importers.base import (
     json_objects,
     parse_timestamp,
 )
-from history.importers.editors import app_data, workspace_folder
+from history.importers.editors import NO_FOLDER, app_data, workspace_folder
 from history.importers.sqlite_files import read_only, tables
 from history.importers.tool_calls import ToolKinds, apply_call
 
@@ -221,7 +221,8 @@ def _read_ide(path: Path) -> ReadReport:
         return report
     projects = _chat_projects(path)
     for composer_id, (composer, bubbles) in chats.items():
-        _chat(composer_id, composer, bubbles, projects.get(composer_id, ""), path, report)
+        project = projects.get(composer_id) or NO_FOLDER
+        _chat(composer_id, composer, bubbles, project, path, report)
     if report.skipped:
         report.problems.append(f"{report.skipped} chat entries in {path.name} were not JSON.")
     return report

@@ -15,6 +15,9 @@ from urllib.parse import unquote, urlparse
 from history.importers.base import Places
 
 EDITORS = ("Code", "Code - Insiders", "Cursor", "VSCodium")
+# The project of a session that names no folder (a chat in an empty window, a task whose
+# folder was never written down): the home folder, so its turns are kept and can be found.
+NO_FOLDER = "~"
 
 
 def app_data(places: Places) -> Path:

@@ -30,6 +30,7 @@ from history.importers.base import (
     file_time,
     json_objects,
 )
+from history.importers.editors import NO_FOLDER
 from history.importers.sqlite_files import read_only
 from history.importers.tool_calls import ToolKinds, apply_call, arguments
 
@@ -117,7 +118,8 @@ def _read_database(path: Path) -> ReadReport:
 
 class _Session:
     def __init__(self, session: str, project: str, path: Path, report: ReadReport) -> None:
-        self.session, self.project, self.path, self.report = session, project, path, report
+        self.session, self.path, self.report = session, path, report
+        self.project = project or NO_FOLDER
         self.current: TurnDraft | None = None
         self.prompts = 0
 
