@@ -1,7 +1,6 @@
-"""The sessions of Cline, Roo Code, Copilot CLI, Copilot Chat, Continue, Goose and Cursor through the
-import run: found in the index, a re-import changes nothing, a grown session adds only its new
-turns, a forgotten one stays forgotten; and the SQLite stores of Goose and Cursor are read while
-their owner writes to them, without a lock and without a byte written."""
+"""The sessions of Cline, Roo Code, Copilot CLI, Copilot Chat, Continue, Goose and Cursor through
+the import run: found in the index, a re-import changes nothing, a grown session adds only its
+new turns, a forgotten one stays forgotten."""
 
 from __future__ import annotations
 
