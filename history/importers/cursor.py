@@ -298,12 +298,13 @@ def _chat(
         ordered = [b for b in inline if isinstance(b, dict)] if isinstance(inline, list) else []
     started = _time(composer.get("createdAt"), file_time(path))
     current: TurnDraft | None = None
+    number = -1
     for bubble in ordered:
         text = bubble["text"] if isinstance(bubble.get("text"), str) else ""
         if bubble.get("type") == 1 and text.strip():
             if current is not None:
                 report.turns.append(current.finish())
-            number = sum(1 for t in report.turns if t.session_id == composer_id)
+            number += 1
             current = TurnDraft(
                 f"cursor:{composer_id}:{number}",
                 composer_id,
