@@ -24,11 +24,11 @@ def test_import_prints_one_sentence_then_a_reimport_changes_nothing(
     code, out, err = recall(capsys, "import", "auto", str(FIXTURES))
     assert code == 0
     assert out == (
-        "Read 4 files (5 sessions, 161 lines, 6 skipped): 10 turns new, 0 updated, 0 unchanged.\n"
+        "Read 11 files (12 sessions, 239 lines, 6 skipped): 24 turns new, 0 updated, 0 unchanged.\n"
     )
     assert "were not JSON objects" in err  # problems go to stderr
     code, out, _ = recall(capsys, "import", "auto", str(FIXTURES))
-    assert (code, "0 turns new, 0 updated, 10 unchanged" in out) == (0, True)
+    assert (code, "0 turns new, 0 updated, 24 unchanged" in out) == (0, True)
 
 
 def test_one_format_passes_over_the_files_of_another_agent(
@@ -100,7 +100,7 @@ def test_default_places_and_nothing_found(
 
 @pytest.mark.parametrize(
     "args",
-    [("import", "cursor"), ("import", "codex", "/no/such/place"), ("import",), ("hook", "codex")],
+    [("import", "windsurf"), ("import", "codex", "/no/such/place"), ("import",), ("hook", "codex")],
 )
 def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str], args: tuple[str, ...]) -> None:
     code, out, err = recall(capsys, *args)
