@@ -235,13 +235,13 @@ def test_the_import_summary_in_a_language(
         capsys, "--language", "de", "--home", home, "import", "auto", str(fixtures)
     )
     assert code == 0 and out == (
-        "4 Dateien gelesen (5 Unterhaltungen, 161 Zeilen, 6 übersprungen): Turns neu: 10, "
+        "11 Dateien gelesen (12 Unterhaltungen, 239 Zeilen, 6 übersprungen): Turns neu: 24, "
         "aktualisiert: 0, unverändert: 0.\n"
     )
     code, out, _ = recall(
         capsys, "--language", "ru", "--home", home, "import", "auto", str(fixtures)
     )
-    assert code == 0 and out.startswith("Прочитано файлов: 4 (5 диалогов, 161 строка,")
+    assert code == 0 and out.startswith("Прочитано файлов: 11 (12 диалогов, 239 строк,")
 
 
 def test_damaged_copies_are_named_in_the_language(
