@@ -476,3 +476,46 @@ def test_a_cline_task_without_environment_details_takes_its_project_from_the_tas
     index = [{"id": CLINE.name, "ts": 1, "task": "x", "cwdOnTaskInitialization": "/srv/shop"}]
     (store / "state" / "taskHistory.json").write_text(json.dumps(index), encoding="utf-8")
     assert {t.project for t in FORMATS["cline"].read(history).turns} == {"/srv/shop"}
+
+
+def test_a_roo_code_sub_task_is_folded_into_the_turn_that_launched_it(tmp_path: Path) -> None:
+    tasks = tmp_path / "rooveterinaryinc.roo-cline" / "tasks"
+    child = tasks / ROO.name
+    shutil.copytree(ROO, child)
+    item = json.loads((child / "history_item.json").read_text(encoding="utf-8"))
+    (child / "history_item.json").write_text(json.dumps({**item, "parentTaskId": "parent-1"}))
+    (parent := tasks / "parent-1").mkdir()
+    launch = {"mode": "code", "message": "Find why the menu page is slow"}
+    messages = [
+        {"role": "user", "content": "<task>\nSpeed up the cafe site\n</task>", "ts": 1764899000000},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": "I'll hand the menu page to a sub-task."},
+                {"type": "tool_use", "id": "t1", "name": "new_task", "input": launch},
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "t1",
+                    "content": f"Subtask {ROO.name} completed.\n\nResult:\nBatched the query.",
+                }
+            ],
+        },
+        {"role": "assistant", "content": [{"type": "text", "text": "The site is faster now."}]},
+    ]
+    (parent / "api_conversation_history.json").write_text(json.dumps(messages))
+    (parent / "history_item.json").write_text(
+        json.dumps({"id": "parent-1", "workspace": "/home/dev/cafe", "childIds": [ROO.name]})
+    )
+    roo = FORMATS["roo-code"]
+    assert [path.parent.name for path in roo.discover(tasks)] == ["parent-1"]
+    [turn] = roo.read(parent / "api_conversation_history.json").turns
+    assert turn.asked == "Speed up the cafe site"
+    assert turn.answered == "I'll hand the menu page to a sub-task.\n\nThe site is faster now."
+    assert (turn.files, turn.edited, turn.tainted) == (("menu.py",), ("menu.py",), True)
+    assert {"new_task", "read_file", "apply_diff", "execute_command"} <= set(turn.tools)
+    assert "+ fetch_all(items)" in turn.work

@@ -15,17 +15,19 @@ environment details Cline appends to the first message; failing that, the task's
 `history_item.json` workspace or the `cwdOnTaskInitialization` of `state/taskHistory.json`.
 With none of these the project is the home folder (`~`).
 Times: a message's `ts`, else the panel's task and feedback times in order, else the task id
-(epoch milliseconds). Sub-tasks (Roo's `new_task`) are tasks of their own, not folded in.
+(epoch milliseconds). A Roo Code sub-task (`new_task`) is folded into the turn that
+launched it (history.importers.cline_task) and not read as a task of its own.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from history.importers import cline_task as task
 from history.importers.base import (
     Places,
     ReadReport,
@@ -39,6 +41,7 @@ from history.importers.json_files import load
 from history.importers.tool_calls import ToolKinds, apply_call
 
 HISTORY = "api_conversation_history.json"
+MAX_DEPTH = 4  # sub-tasks of sub-tasks are folded this deep
 KINDS = ToolKinds(
     read=frozenset({"read_file"}),
     edit=frozenset({
@@ -60,7 +63,6 @@ XML_TOOLS = sorted(KINDS.read | KINDS.edit | KINDS.shell | KINDS.web | set(SAID)
 XML_CALL = re.compile(rf"<({'|'.join(XML_TOOLS)})>(.*?)(?:</\1>|\Z)", re.DOTALL)
 XML_PARAM = re.compile(r"<(\w+)>\n?(.*?)\n?</\1>", re.DOTALL)
 THINKING = re.compile(r"<thinking>.*?(?:</thinking>|\Z)", re.DOTALL)
-WORKDIR = re.compile(r"# Current (?:Working|Workspace) Directory \((.+?)\) Files")
 HUMAN = (
     re.compile(r"<task>\n?(.*?)\n?</task>", re.DOTALL),
     re.compile(r"<user_message>\n?(.*?)\n?</user_message>", re.DOTALL),
@@ -97,7 +99,8 @@ class Cline(TranscriptFormat):
         for path in sorted_files(root, HISTORY):
             # A task under another fork's extension folder is that fork's to read.
             others = EXTENSIONS - {self.extension}
-            if path.name == HISTORY and not others.intersection(path.parts):
+            mine = path.name == HISTORY and not others.intersection(path.parts)
+            if mine and not task.is_subtask(path.parent):
                 yield path
 
     def read(self, path: Path) -> ReadReport:
@@ -130,24 +133,18 @@ def _texts(message: dict[str, Any]) -> list[str]:
     return texts
 
 
-def _epoch_ms(value: object) -> datetime | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        return None
-    try:
-        return datetime.fromtimestamp(float(value) / 1000, UTC)
-    except (ValueError, OverflowError, OSError):
-        return None
-
-
 class _Reader:
-    def __init__(self, agent: str, path: Path) -> None:
-        self.agent, self.path = agent, path
+    def __init__(self, agent: str, path: Path, depth: int = 0) -> None:
+        self.agent, self.path, self.depth = agent, path, depth
         self.folder = path.parent
         self.task = self.folder.name
         self.report = ReadReport()
         self.current: TurnDraft | None = None
         self.project = ""
         self.prompt_times: list[datetime] = []
+        self.children = task.child_ids(self.folder) if depth < MAX_DEPTH else []
+        self.folded: set[str] = set()
+        self.launched = 0
 
     def run(self) -> ReadReport:
         loaded = load(self.path)
@@ -157,8 +154,9 @@ class _Reader:
         if not isinstance(messages, list):
             self.report.problems.append(f"{self.path.name} holds no list of messages.")
             return self.report
-        self.read_panel()
-        self.project = self.find_project(messages) or NO_FOLDER
+        self.prompt_times = task.prompt_times(self.folder)
+        first = next((m for m in messages if isinstance(m, dict) and m.get("role") == "user"), {})
+        self.project = task.project(self.folder, _texts(first)) or NO_FOLDER
         for message in messages:
             self.report.lines += 1
             if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
@@ -174,30 +172,6 @@ class _Reader:
             )
         self.close()
         return self.report
-
-    def read_panel(self) -> None:
-        panel = load(self.folder / "ui_messages.json")
-        items = panel.value if panel.complete else panel.entries
-        for item in items if isinstance(items, list) else []:
-            if isinstance(item, dict) and item.get("say") in ("task", "user_feedback"):
-                when = _epoch_ms(item.get("ts"))
-                if when is not None:
-                    self.prompt_times.append(when)
-
-    def find_project(self, messages: list[Any]) -> str:
-        for message in messages:
-            if isinstance(message, dict) and message.get("role") == "user":
-                found = WORKDIR.search("\n".join(_texts(message)))
-                if found:
-                    return found.group(1).strip()
-        item = load(self.folder / "history_item.json").value
-        if isinstance(item, dict) and isinstance(item.get("workspace"), str):
-            return str(item["workspace"])
-        index = load(self.folder.parent.parent / "state" / "taskHistory.json").value
-        for entry in index if isinstance(index, list) else []:
-            if isinstance(entry, dict) and str(entry.get("id")) == self.task:
-                return str(entry.get("cwdOnTaskInitialization") or "")
-        return ""
 
     def close(self) -> None:
         if self.current is not None:
@@ -215,7 +189,7 @@ class _Reader:
             return
         self.close()
         number = len(self.report.turns)
-        when = _epoch_ms(message.get("ts"))
+        when = task.epoch_ms(message.get("ts"))
         if when is None and number < len(self.prompt_times):
             when = self.prompt_times[number]
         self.current = TurnDraft(
@@ -223,8 +197,17 @@ class _Reader:
             session_id=self.task,
             project=self.project,
             asked=asked,
-            asked_at=when or _epoch_ms(self.task) or file_time(self.path),
+            asked_at=when or task.epoch_ms(self.task) or file_time(self.path),
         )
+
+    def fold(self, child: str, turn: TurnDraft) -> None:
+        """The sub-task `child` (a task folder beside this one) into `turn`, once."""
+        folder = self.folder.parent / child
+        history = folder / HISTORY
+        if child in self.folded or child == self.task or not history.is_file():
+            return
+        self.folded.add(child)
+        task.fold(turn, _Reader(self.agent, history, self.depth + 1).run().turns)
 
     @staticmethod
     def human_text(texts: list[str]) -> str | None:
@@ -242,6 +225,9 @@ class _Reader:
             self.current.failed(error)
         content = message.get("content")
         for block in content if isinstance(content, list) else []:
+            if isinstance(block, dict) and block.get("type") == "tool_result":
+                for child in task.SUBTASK_DONE.findall("\n".join(_texts(block))):
+                    self.fold(child, self.current)
             if (
                 isinstance(block, dict)
                 and block.get("type") == "tool_result"
@@ -287,6 +273,10 @@ class _Reader:
                 for path in XML_PATH.findall(value) if name in KINDS.read else []:
                     turn.touch(path)
         apply_call(turn, name, args, KINDS)
+        if name == "new_task":
+            if self.launched < len(self.children):
+                self.fold(self.children[self.launched], turn)
+            self.launched += 1
         spoken = args.get(SAID.get(name, ""))
         if isinstance(spoken, str):
             if said is None:
