@@ -76,3 +76,21 @@ def test_any_list_of_messages_is_read_without_raising(messages: list[Any]) -> No
         with tempfile.TemporaryDirectory() as folder:
             document = messages if fmt == "cline" else wrapped
             check_invariants(FORMATS[fmt].read(written(Path(folder), fmt, document, [])).turns)
+
+
+KEYS = st.lists(st.sampled_from(["requests", "response", "v", 0, 1, 2, -1, 9]), max_size=4)
+ENTRIES = st.fixed_dictionaries(
+    {"kind": st.integers(0, 4), "k": KEYS | VALUES, "v": VALUES}, optional={"i": st.integers(-2, 3)}
+)
+
+
+@given(st.lists(ENTRIES | VALUES, max_size=12))
+def test_any_operation_log_is_replayed_without_raising(entries: list[Any]) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        log = Path(folder) / "h" / "chatSessions" / "s.jsonl"
+        log.parent.mkdir(parents=True)
+        start = {"kind": 0, "v": {"sessionId": "s", "requests": [{"message": {"text": "q"}}]}}
+        log.write_text("\n".join(json.dumps(e) for e in [start, *entries]), encoding="utf-8")
+        report = FORMATS["copilot-chat"].read(log)
+        assert report.skipped <= report.lines
+        check_invariants(report.turns)

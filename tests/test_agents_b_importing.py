@@ -16,7 +16,7 @@ import pytest
 from history import HistoryIndex
 from history.importers import FORMATS
 from history.importers.run import import_transcripts
-from tests.test_agents_b_readers import SINGLE_FILES, copy_beside
+from tests.test_agents_b_readers import SINGLE_FILES, copy_beside, operation_log
 from tests.test_importing import counts, stored
 
 CURSOR_CHAT = "e1d2c3b4-a5f6-4789-8abc-def012345678"
@@ -119,3 +119,20 @@ def test_a_cursor_transcript_takes_the_time_its_chat_began(tmp_path: Path) -> No
     path = staged("cursor", dict(SINGLE_FILES)["cursor"], tmp_path)
     times = {turn.asked_at.timestamp() for turn in FORMATS["cursor"].read(path).turns}
     assert times == {CHAT_CREATED_MS / 1000}
+
+
+def test_a_copilot_chat_operation_log_that_grows_adds_only_its_new_turns(
+    index: HistoryIndex, tmp_path: Path
+) -> None:
+    source = dict(SINGLE_FILES)["copilot-chat"]
+    log = tmp_path / "h" / "chatSessions" / f"{source.stem}.jsonl"
+    log.parent.mkdir(parents=True)
+    lines = [json.dumps(line) + "\n" for line in operation_log(json.loads(source.read_text()))]
+    log.write_text("".join(lines[:-2]), encoding="utf-8")
+    chat = [FORMATS["copilot-chat"]]
+    assert counts(import_transcripts(index, chat, log)) == (2, 0, 0, 0, 0)
+    log.write_text("".join(lines), encoding="utf-8")
+    assert counts(import_transcripts(index, chat, log)) == (1, 0, 2, 0, 0)
+    hits = {hit.turn_id: hit for hit in index.search("tax authority rounding", project="~")}
+    rounding = hits[f"copilot-chat:{source.stem}:2"]
+    assert rounding.tainted and rounding.project == str(Path.home())  # an empty window's chat

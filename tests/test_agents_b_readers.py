@@ -8,6 +8,7 @@ import json
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -519,3 +520,40 @@ def test_a_roo_code_sub_task_is_folded_into_the_turn_that_launched_it(tmp_path: 
     assert (turn.files, turn.edited, turn.tainted) == (("menu.py",), ("menu.py",), True)
     assert {"new_task", "read_file", "apply_diff", "execute_command"} <= set(turn.tools)
     assert "+ fetch_all(items)" in turn.work
+
+
+def operation_log(session: dict[str, Any]) -> list[dict[str, Any]]:
+    """The session as newer VS Code builds write it: a snapshot, then the changes."""
+    first, second, third = session["requests"]
+    growing = {**second, "response": []}
+    return [
+        {"kind": 0, "v": {**session, "requests": [first], "customTitle": "New chat"}},
+        {"kind": 2, "k": ["requests"], "v": [growing]},
+        {"kind": 2, "k": ["requests", 1, "response"], "v": second["response"][:2]},
+        {"kind": 2, "k": ["requests", 1, "response"], "v": second["response"][2:], "i": 2},
+        {"kind": 1, "k": ["customTitle"], "v": "Tax rate"},
+        {"kind": 2, "k": ["requests"], "v": [third]},
+        {"kind": 3, "k": ["requests", 2, "modelId"]},
+    ]
+
+
+def test_a_copilot_chat_operation_log_gives_the_turns_of_the_session_it_builds(
+    tmp_path: Path,
+) -> None:
+    source = only_file("copilot-chat", CHAT_STORAGE)
+    log = tmp_path / "3f2a9c81d4e5b6a7" / "chatSessions" / f"{source.stem}.jsonl"
+    log.parent.mkdir(parents=True)
+    shutil.copy(CHAT_STORAGE / "workspace.json", log.parent.parent)
+    lines = operation_log(json.loads(source.read_text(encoding="utf-8")))
+    log.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    assert list(FORMATS["copilot-chat"].discover(tmp_path)) == [log]
+    report = FORMATS["copilot-chat"].read(log)
+    assert (report.problems, report.lines) == ([], len(lines))
+    assert report.turns == FORMATS["copilot-chat"].read(source).turns
+    with log.open("a", encoding="utf-8") as handle:  # a change that fits nothing, a torn line
+        handle.write(
+            json.dumps({"kind": 1, "k": ["requests", 9, "x"], "v": 1}) + '\n{"kind": 2, "k"'
+        )
+    damaged = FORMATS["copilot-chat"].read(log)
+    assert damaged.skipped == 2 and len(damaged.problems) == 2
+    assert damaged.turns == report.turns

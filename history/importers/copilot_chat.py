@@ -1,5 +1,7 @@
 """GitHub Copilot Chat in VS Code: `<User>/workspaceStorage/<hash>/chatSessions/<sessionId>.json`
-(and `globalStorage/emptyWindowChatSessions/` for chats with no folder open).
+(and `globalStorage/emptyWindowChatSessions/` for chats with no folder open,
+`transferredChatSessions/` for chats moved between windows). Newer builds write
+`<sessionId>.jsonl`, an operation log replayed by history.importers.mutation_log.
 
 A session is one JSON document `{version, sessionId, creationDate, requests: [...]}`; each request
 is one turn: `message.text` is the prompt, `timestamp` (epoch ms) its time, and `response` the
@@ -22,6 +24,7 @@ from typing import Any
 from history.importers.base import Places, ReadReport, TranscriptFormat, TurnDraft, file_time
 from history.importers.editors import NO_FOLDER, uri_path, user_folders, workspace_folder
 from history.importers.json_files import load, read_text, string_field
+from history.importers.mutation_log import replay
 
 READS = frozenset({"copilot_readFile", "read_file", "copilot_listDirectory", "copilot_viewImage"})
 WEB = frozenset(
@@ -34,6 +37,8 @@ WEB = frozenset(
         "copilot_githubRepo",
     }
 )
+GLOBAL_FOLDERS = ("emptyWindowChatSessions", "transferredChatSessions")
+SESSION_FOLDERS = frozenset({"chatSessions", *GLOBAL_FOLDERS})
 FILE_URI = re.compile(r"file:///[^\s)\]\"']+")
 
 
@@ -46,18 +51,21 @@ class CopilotChat(TranscriptFormat):
     def candidate_roots(self, places: Places) -> list[Path]:
         roots = []
         for user in user_folders(places, ("Code", "Code - Insiders", "VSCodium")):
-            roots += [user / "workspaceStorage", user / "globalStorage" / "emptyWindowChatSessions"]
+            roots += [user / "workspaceStorage"]
+            roots += [user / "globalStorage" / folder for folder in GLOBAL_FOLDERS]
         return roots
 
     def discover(self, root: Path) -> Iterator[Path]:
         if root.is_file():
             yield root
         elif root.is_dir():
-            for path in sorted(root.rglob("*.json")):
-                if path.parent.name in ("chatSessions", "emptyWindowChatSessions"):
+            for path in sorted(root.rglob("*.json*")):
+                if path.suffix in (".json", ".jsonl") and path.parent.name in SESSION_FOLDERS:
                     yield path
 
     def read(self, path: Path) -> ReadReport:
+        if path.suffix == ".jsonl":
+            return _read_log(path)
         report = ReadReport()
         loaded = load(path, "requests")
         session = loaded.value if loaded.complete else None
@@ -75,18 +83,36 @@ class CopilotChat(TranscriptFormat):
         if not isinstance(requests, list):
             report.problems.append(f"{path.name} holds no list of requests.")
             return report
-        for number, request in enumerate(requests):
-            report.lines += 1
-            turn = _turn(request, f"copilot-chat:{session_id}:{number}", session_id, project, path)
-            if turn is None:
-                report.skipped += 1
-            else:
-                report.turns.append(turn.finish())
-        if report.skipped:
-            report.problems.append(
-                f"{report.skipped} request(s) in {path.name} had no prompt and were skipped."
-            )
+        report.lines += len(requests)
+        _turns(requests, session_id, project, path, report)
         return report
+
+
+def _read_log(path: Path) -> ReadReport:
+    report = ReadReport()
+    session = replay(path, report)
+    requests = session.get("requests") if session is not None else None
+    if not isinstance(requests, list):
+        report.problems.append(f"{path.name} holds no chat session with requests.")
+        return report
+    session_id = str(session.get("sessionId") or path.stem) if session else path.stem
+    _turns(requests, session_id, workspace_folder(path.parent.parent) or NO_FOLDER, path, report)
+    return report
+
+
+def _turns(
+    requests: list[Any], session_id: str, project: str, path: Path, report: ReadReport
+) -> None:
+    empty = 0
+    for number, request in enumerate(requests):
+        turn = _turn(request, f"copilot-chat:{session_id}:{number}", session_id, project, path)
+        if turn is None:
+            empty += 1
+        else:
+            report.turns.append(turn.finish())
+    if empty:
+        report.skipped += empty
+        report.problems.append(f"{empty} request(s) in {path.name} had no prompt and were skipped.")
 
 
 def _turn(
