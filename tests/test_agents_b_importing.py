@@ -136,3 +136,26 @@ def test_a_copilot_chat_operation_log_that_grows_adds_only_its_new_turns(
     hits = {hit.turn_id: hit for hit in index.search("tax authority rounding", project="~")}
     rounding = hits[f"copilot-chat:{source.stem}:2"]
     assert rounding.tainted and rounding.project == str(Path.home())  # an empty window's chat
+
+
+def test_auto_on_a_mixed_folder_reads_each_jsonl_file_as_the_agent_that_wrote_it(
+    index: HistoryIndex, tmp_path: Path
+) -> None:
+    files = dict(SINGLE_FILES)
+    mixed = tmp_path / "mixed"
+    placed: list[tuple[str, Path]] = []
+    for fmt, folder in (
+        ("copilot-cli", "session-state/5d2c"),
+        ("goose", "goose/sessions"),
+        ("cursor", "home-dev-shop/agent-transcripts"),
+    ):
+        (mixed / folder).mkdir(parents=True)
+        placed.append((fmt, Path(shutil.copy(files[fmt], mixed / folder / files[fmt].name))))
+    (chat := mixed / "h" / "chatSessions").mkdir(parents=True)
+    log = operation_log(json.loads(files["copilot-chat"].read_text()))
+    (chat / "s.jsonl").write_text("".join(json.dumps(line) + "\n" for line in log))
+    placed.append(("copilot-chat", chat / "s.jsonl"))
+    summary = import_transcripts(index, list(FORMATS.values()), mixed)
+    assert (summary.files, summary.new, summary.skipped, summary.problems) == (4, 9, 0, [])
+    for fmt, path in placed:  # each file's turns, as its own agent's reader gives them
+        assert all(stored(index, turn) for turn in FORMATS[fmt].read(path).turns)

@@ -59,9 +59,8 @@ class Continue(TranscriptFormat):
         if root.is_file():
             yield root
         elif root.is_dir():
-            found = (
-                p for p in root.rglob("*.json") if p.parent == root or p.parent.name == "sessions"
-            )
+            # Only a `sessions` folder: other agents keep JSON files of their own elsewhere.
+            found = (p for p in root.rglob("*.json") if p.parent.name == "sessions")
             yield from sorted(p for p in found if p.name != INDEX and p.is_file())
 
     def read(self, path: Path) -> ReadReport:

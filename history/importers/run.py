@@ -225,8 +225,9 @@ def _plan(
 def _sniff(path: Path) -> str | None:
     """The name of the format a JSONL file's lines belong to: Codex lines carry a `payload`,
     Claude Code lines a `sessionId` or a Claude line type, Copilot CLI events a dotted type and
-    `data`, Goose messages a `created` time (its first line a `working_dir`), and Cursor agent
-    transcripts a `role` and a `message` with no type."""
+    `data`, Goose messages a `created` time (its first line a `working_dir`), Cursor agent
+    transcripts a `role` and a `message` with no type, and a Copilot Chat operation log starts
+    with a `kind` 0 snapshot."""
     head = islice(json_objects(path, ReadReport()), 20 if path.suffix == ".jsonl" else 0)
     for line in head:  # a generator: its file closes as soon as it is dropped
         kind = line.get("type")
@@ -240,6 +241,8 @@ def _sniff(path: Path) -> str | None:
             return "goose"
         if kind is None and "role" in line and isinstance(line.get("message"), dict):
             return "cursor"
+        if line.get("kind") == 0 and isinstance(line.get("v"), dict):
+            return "copilot-chat"
     return None
 
 
