@@ -93,7 +93,8 @@ def _read_log(path: Path) -> ReadReport:
     session = replay(path, report)
     requests = session.get("requests") if session is not None else None
     if not isinstance(requests, list):
-        report.problems.append(f"{path.name} holds no chat session with requests.")
+        if report.lines:  # an unreadable file has said so already
+            report.problems.append(f"{path.name} holds no chat session with requests.")
         return report
     session_id = str(session.get("sessionId") or path.stem) if session else path.stem
     _turns(requests, session_id, workspace_folder(path.parent.parent) or NO_FOLDER, path, report)
