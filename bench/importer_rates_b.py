@@ -207,6 +207,15 @@ def copilot_chat(folder: Path, turns: int) -> Path:
     return path
 
 
+def copilot_chat_log(folder: Path, turns: int) -> Path:
+    """The same session as newer VS Code builds write it: a snapshot, then a push a request."""
+    session = json.loads(copilot_chat(folder / "json", turns).read_text(encoding="utf-8"))
+    requests = session.pop("requests")
+    lines = [{"kind": 0, "v": {**session, "requests": []}}]
+    lines += [{"kind": 2, "k": ["requests"], "v": [request]} for request in requests]
+    return _jsonl(folder / "h" / "chatSessions" / "s.jsonl", lines)
+
+
 def _call(name: str, args: dict[str, str]) -> dict[str, Any]:
     return {
         "id": name,
@@ -436,6 +445,7 @@ WRITERS: dict[str, tuple[str, Callable[[Path, int], Path]]] = {
     "cline": ("cline", cline),
     "copilot-cli": ("copilot-cli", copilot_cli),
     "copilot-chat": ("copilot-chat", copilot_chat),
+    "copilot-chat (operation log)": ("copilot-chat", copilot_chat_log),
     "continue": ("continue", continue_dev),
     "goose (jsonl)": ("goose", goose),
     "goose (sessions.db)": ("goose", goose_db),
