@@ -241,7 +241,7 @@ def test_continue_session() -> None:
         ),
         "/home/dev/shop",
     )
-    assert helper.asked_at.isoformat() == "2026-12-05T11:00:00+00:00"  # sessions.json
+    assert helper.asked_at.isoformat() == "2025-12-05T11:00:00+00:00"  # sessions.json
 
 
 def test_goose_jsonl_session() -> None:
