@@ -14,6 +14,7 @@ import pytest
 
 from history.importers import FORMATS, ImportedTurn, ReadReport
 from history.importers.base import Places
+from history.importers.editors import uri_path
 
 FIXTURES = Path(__file__).parent / "fixtures" / "importers"
 CLINE = FIXTURES / "cline/saoudrizwan.claude-dev/tasks/1764838800000"
@@ -557,3 +558,22 @@ def test_a_copilot_chat_operation_log_gives_the_turns_of_the_session_it_builds(
     damaged = FORMATS["copilot-chat"].read(log)
     assert damaged.skipped == 2 and len(damaged.problems) == 2
     assert damaged.turns == report.turns
+
+
+def test_vscode_uris_name_paths_on_every_system() -> None:
+    assert uri_path("file:///home/dev/my%20shop") == "/home/dev/my shop"
+    assert uri_path("file:///c%3A/Users/dev/shop") == "c:/Users/dev/shop"
+    assert uri_path({"$mid": 1, "fsPath": "/srv/a.py", "scheme": "file"}) == "/srv/a.py"
+    assert uri_path("/plain/path") == "/plain/path" and uri_path(None) == ""
+
+
+def test_a_windows_workspace_gives_its_folder_and_relative_files(tmp_path: Path) -> None:
+    storage = tmp_path / "workspaceStorage" / "9d8c"
+    shutil.copytree(CHAT_STORAGE / "chatSessions", storage / "chatSessions")
+    (storage / "workspace.json").write_text('{"folder": "file:///c%3A/Users/dev/shop"}')
+    session = next((storage / "chatSessions").iterdir())
+    text = session.read_text(encoding="utf-8").replace("/home/dev/shop/", "c:/Users/dev/shop/")
+    session.write_text(text.replace("file://c:", "file:///c%3A"), encoding="utf-8")
+    where = FORMATS["copilot-chat"].read(session).turns[0]
+    assert where.project == "c:/Users/dev/shop"
+    assert where.files == ("config.py", "src/tax.py")

@@ -198,3 +198,28 @@ def test_database_sessions_through_the_import_run(
     assert counts(import_transcripts(index, [FORMATS[fmt]], path)) == (2, 0, 0, 0, 0)
     assert all(stored(index, turn) for turn in expected)
     assert counts(import_transcripts(index, [FORMATS[fmt]], path)) == (0, 0, 2, 0, 0)
+
+
+def test_a_goose_database_that_grows_adds_only_the_new_turns_and_forgotten_stays_forgotten(
+    index: HistoryIndex, tmp_path: Path
+) -> None:
+    path = goose_db(tmp_path / "sessions.db")
+    goose = [FORMATS["goose"]]
+    assert counts(import_transcripts(index, goose, path)) == (2, 0, 0, 0, 0)
+    with closing(sqlite3.connect(path)) as db, db:
+        rows = [
+            ("user", [{"type": "text", "text": "When should I plant the tomatoes?"}], 1764950200),
+            (
+                "assistant",
+                [{"type": "text", "text": "Plant them after the last frost."}],
+                1764950210,
+            ),
+        ]
+        db.executemany(
+            "INSERT INTO messages (session_id, role, content_json, created_timestamp) "
+            "VALUES ('20261205_garden', ?, ?, ?)",
+            [(role, json.dumps(content), created) for role, content, created in rows],
+        )
+    assert counts(import_transcripts(index, goose, path)) == (1, 0, 2, 0, 0)
+    assert index.forget_session("20261205_garden") == 3
+    assert counts(import_transcripts(index, goose, path)) == (0, 0, 0, 3, 0)
