@@ -24,11 +24,11 @@ def test_import_prints_one_sentence_then_a_reimport_changes_nothing(
     code, out, err = recall(capsys, "import", "auto", str(FIXTURES))
     assert code == 0
     assert out == (
-        "Read 8 files (9 sessions, 805 lines, 8 skipped): 22 turns new, 0 updated, 0 unchanged.\n"
+        "Read 15 files (16 sessions, 883 lines, 8 skipped): 36 turns new, 0 updated, 0 unchanged.\n"
     )
     assert "were not JSON objects" in err  # problems go to stderr
     code, out, _ = recall(capsys, "import", "auto", str(FIXTURES))
-    assert (code, "0 turns new, 0 updated, 22 unchanged" in out) == (0, True)
+    assert (code, "0 turns new, 0 updated, 36 unchanged" in out) == (0, True)
 
 
 def test_one_format_passes_over_the_files_of_another_agent(
@@ -102,7 +102,7 @@ def test_default_places_and_nothing_found(
 
 @pytest.mark.parametrize(
     "args",
-    [("import", "cursor"), ("import", "codex", "/no/such/place"), ("import",), ("hook", "codex")],
+    [("import", "windsurf"), ("import", "codex", "/no/such/place"), ("import",), ("hook", "codex")],
 )
 def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str], args: tuple[str, ...]) -> None:
     code, out, err = recall(capsys, *args)

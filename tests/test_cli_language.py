@@ -235,13 +235,13 @@ def test_the_import_summary_in_a_language(
         capsys, "--language", "de", "--home", home, "import", "auto", str(fixtures)
     )
     assert code == 0 and out == (
-        "8 Dateien gelesen (9 Unterhaltungen, 805 Zeilen, 8 übersprungen): Turns neu: 22, "
+        "15 Dateien gelesen (16 Unterhaltungen, 883 Zeilen, 8 übersprungen): Turns neu: 36, "
         "aktualisiert: 0, unverändert: 0.\n"
     )
     code, out, _ = recall(
         capsys, "--language", "ru", "--home", home, "import", "auto", str(fixtures)
     )
-    assert code == 0 and out.startswith("Прочитано файлов: 8 (9 диалогов, 805 строк,")
+    assert code == 0 and out.startswith("Прочитано файлов: 15 (16 диалогов, 883 строки,")
 
 
 def test_damaged_copies_are_named_in_the_language(

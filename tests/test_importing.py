@@ -130,9 +130,10 @@ def test_auto_on_one_folder_reads_each_file_once_with_its_own_format(index: Hist
     summary = import_transcripts(index, ALL, FIXTURES)
     # 4 transcripts of Claude Code, Codex and Aider, 2 of Gemini CLI, 1 of Qwen Code and 1
     # OpenCode session; sub-agent files (Claude Code's, Gemini CLI's, OpenCode's child session)
-    # are read only through their parents.
-    assert (summary.files, summary.sessions, summary.new, summary.skipped) == (8, 9, 22, 8)
-    assert index.count() == 22
+    # are read only through their parents. And one session each of Cline, Roo Code, Copilot
+    # CLI, Copilot Chat, Continue, Goose and Cursor (14 turns), none read as another agent's.
+    assert (summary.files, summary.sessions, summary.new, summary.skipped) == (15, 16, 36, 8)
+    assert index.count() == 36
 
 
 @needs_corpus

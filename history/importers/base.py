@@ -15,6 +15,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -267,3 +268,11 @@ def sorted_files(root: Path, pattern: str) -> Iterator[Path]:
         yield root
     elif root.is_dir():
         yield from sorted(p for p in root.rglob(pattern) if p.is_file())
+
+
+def first_records(path: Path, count: int = 20) -> Iterator[dict[str, Any]]:
+    """A JSONL file's first `count` objects (none for a file of another suffix): what a
+    format's `claims` reads to tell its files from another agent's."""
+    if path.suffix != ".jsonl":
+        return iter(())
+    return islice(json_objects(path, ReadReport()), count)
