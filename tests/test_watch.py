@@ -402,3 +402,12 @@ def test_install_on_a_home_that_is_not_the_account_s_only_says_what_to_run(
     assert code == 0 and out.startswith(f"Removed {unit}.") and not unit.exists()
     code, out, _ = recall(capsys, "watch", "--uninstall")
     assert (code, out) == (1, "No recall watch service is installed.\n")
+
+
+def test_help_loads_neither_the_watcher_nor_its_loop(tmp_path: Path) -> None:
+    """`recall --help` registers every command: watch's costs nothing until it runs."""
+    from tests.test_cold_start import loaded, under
+
+    modules = loaded(tmp_path, "--help")
+    assert "history.cli.watch" in modules
+    assert under(modules, ("watchfiles", "history.watch")) == []
