@@ -244,6 +244,34 @@ def test_a_forgotten_session_stays_forgotten_as_it_grows(tmp_path: Path) -> None
         assert not found(live.index, "aardvark") and not found(live.index, "badger")
 
 
+def test_a_named_file_is_followed_through_its_rotation(tmp_path: Path) -> None:
+    session = tmp_path / "work" / "s-live.jsonl"
+    write_lines(session, a_turn(1, "aardvark"))
+    with watching(tmp_path, Settings(path=session), store=False) as live:
+        assert wait_for(lambda: found(live.index, "aardvark"), 10) is not None
+        time.sleep(1.2)  # the watcher is up
+        last = write_lines(session, a_turn(2, "badger"))
+        assert live.searchable_within("badger", last)
+        session.rename(session.with_name("s-live.jsonl.1"))
+        last = write_lines(session, [prompt("u9", "How does the narwhal checkout work?", "s-2")])
+        assert live.searchable_within("narwhal", last)
+        assert ("following", str(session.parent)) in live.noted  # its folder, not the file
+
+
+def test_a_named_file_in_a_folder_too_broad_to_watch_is_followed_by_itself(
+    tmp_path: Path,
+) -> None:
+    session = tmp_path / "home" / "s-live.jsonl"  # in the home folder itself
+    write_lines(session, a_turn(1, "aardvark"))
+    with watching(tmp_path, Settings(path=session), store=False) as live:
+        assert wait_for(lambda: found(live.index, "aardvark"), 10) is not None
+        assert ("following", str(session)) in live.noted
+        time.sleep(1.2)
+        session.rename(session.with_name("s-live.jsonl.1"))
+        last = write_lines(session, [prompt("u9", "How does the narwhal checkout work?", "s-2")])
+        assert live.searchable_within("narwhal", last)
+
+
 def test_the_home_and_the_current_folder_are_too_broad_to_follow(tmp_path: Path) -> None:
     assert too_broad(tmp_path, tmp_path)
     assert too_broad(tmp_path.parent, tmp_path)

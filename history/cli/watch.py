@@ -87,6 +87,11 @@ def _noted(args: argparse.Namespace) -> Callable[[str, str], None]:
                 "recall watch: the file watcher stopped ({reason}); starting it again",
                 reason=detail,
             )
+        elif event == "not imported":
+            line = _(
+                "recall watch: {file} could not be imported; trying again within a minute",
+                file=detail,
+            )
         elif args.quiet:
             return
         elif event == "following":

@@ -47,7 +47,8 @@ class Settings:
 class Watch:
     """Follows the stores of `formats` on `places` and imports into `index`; `said` hears
     each import that changed something, `noted` the other events worth a log line ("no store",
-    "following" with the roots, "polling" and "restarting" with the reason)."""
+    "following" with the roots, "polling" and "restarting" with the reason, "not imported"
+    with the file and the error's type)."""
 
     def __init__(
         self,
@@ -62,24 +63,32 @@ class Watch:
         self.said, self.noted = said, noted
         self.tracker = Tracker()
         self.poll = settings.poll
+        self.stop = threading.Event()
 
     def run(self, stop: threading.Event) -> None:
         """Until `stop` is set (or KeyboardInterrupt, from Ctrl-C in the main thread)."""
+        self.stop, waiting = stop, False
         while not stop.is_set():
             stores = agent_stores(self.formats, self.places, self.settings.path)
             self.tracker.follow(stores)
             self._import(self.tracker.sweep())
-            roots = watched_roots(stores)
-            if not roots:
-                self.noted("no store", "")
-                stop.wait(self.settings.rescan_seconds)
+            roots = watched_roots(stores, self.places.home)
+            if not roots:  # a PATH named may be back in a moment (rotated): look each second
+                if not waiting:
+                    self.noted("no store", "")
+                waiting = True
+                named = self.settings.path is not None
+                stop.wait(self.settings.poll_seconds if named else self.settings.rescan_seconds)
                 continue
+            waiting = False
             self.noted("following", ", ".join(str(root) for root in roots))
             self._follow(roots, stop)
 
     def _follow(self, roots: list[Path], stop: threading.Event) -> None:
-        """Until `stop`, or until a rescan finds the stores to follow have changed."""
+        """Until `stop`, or until the stores to follow have changed: a rescan found another
+        set of roots, or a file watched by itself was replaced (its watch follows the old one)."""
         due_at = time.monotonic() + self.settings.rescan_seconds
+        files = {root: inode(root) for root in roots if root.is_file()}
         swept = False
         with closing(self._batches(roots, stop)) as batches:
             for batch in batches:
@@ -88,9 +97,11 @@ class Watch:
                     swept = True
                 elif batch:
                     self._import(self.tracker.notice(batch))
+                    if any(inode(root) != was for root, was in files.items() if root in batch):
+                        return
                 if time.monotonic() >= due_at:
                     stores = agent_stores(self.formats, self.places, self.settings.path)
-                    if watched_roots(stores) != roots:
+                    if watched_roots(stores, self.places.home) != roots:
                         return
                     self._import(self.tracker.sweep())
                     due_at = time.monotonic() + self.settings.rescan_seconds
@@ -113,8 +124,24 @@ class Watch:
 
     def _import(self, due: dict[Path, list[TranscriptFormat]]) -> None:
         for path, formats in due.items():
-            summary = import_transcripts(self.index, formats, path)
+            if self.stop.is_set():
+                return
+            try:
+                summary = import_transcripts(self.index, formats, path)
+            except Exception as error:  # the database, most likely: the next sweep tries again
+                self.tracker.forget(path)
+                self.noted("not imported", f"{path} ({type(error).__name__})")
+                continue
+            if summary.failed:
+                self.tracker.forget(path)
             unreadable = bool(summary.unreadable)
             if summary.new or summary.updated or unreadable:
                 done = Imported(path, summary.sessions, summary.new, summary.updated, unreadable)
                 self.said(done)
+
+
+def inode(path: Path) -> int | None:
+    try:
+        return path.stat().st_ino
+    except OSError:
+        return None

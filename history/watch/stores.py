@@ -58,10 +58,18 @@ def too_broad(root: Path, home: Path) -> bool:
     return resolved == cwd or home.resolve().is_relative_to(resolved)
 
 
-def watched_roots(stores: Sequence[Store]) -> list[Path]:
-    """The roots to watch, each once, none inside another."""
-    roots = sorted({store.root for store in stores})
-    return [root for root in roots if not any(root.is_relative_to(o) for o in roots if o != root)]
+def watched_roots(stores: Sequence[Store], home: Path) -> list[Path]:
+    """The paths to watch, each once, none inside another: each store's root that exists, and
+    for a root that is a file, its folder (a watch on the file itself would follow the old
+    file once it is rotated), unless that folder is too broad."""
+    roots = set()
+    for store in stores:
+        if store.root.is_file() and not too_broad(store.root.parent, home):
+            roots.add(store.root.parent)
+        elif store.root.exists():
+            roots.add(store.root)
+    ordered = sorted(roots)
+    return [root for root in ordered if not any(root.is_relative_to(o) for o in roots if o != root)]
 
 
 def signature(path: Path) -> Signature | None:
@@ -127,6 +135,10 @@ class Tracker:
                     inside = (p for p in self.known[store] if p == path or p.is_relative_to(path))
                     candidates.update(inside)
         return self._due(candidates)
+
+    def forget(self, path: Path) -> None:
+        """`path` counts as unread: the next sweep reads it again."""
+        self.seen.pop(path, None)
 
     def _list(self, store: Store) -> None:
         try:
