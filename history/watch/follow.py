@@ -19,7 +19,7 @@ from history.importers import TranscriptFormat
 from history.importers.base import Places
 from history.importers.run import import_transcripts
 from history.index import HistoryIndex
-from history.watch.sources import POLL_SECONDS, WatcherUnavailable, notified, polled
+from history.watch.sources import POLL_SECONDS, POLL_SHARE, WatcherUnavailable, notified, polled
 from history.watch.stores import Tracker, agent_stores, watched_roots
 
 RESCAN_SECONDS = 60.0
@@ -64,6 +64,7 @@ class Watch:
         self.tracker = Tracker()
         self.poll = settings.poll
         self.stop = threading.Event()
+        self.looked = 0.0  # the CPU seconds the last sweep took to list and stat every file
 
     def run(self, stop: threading.Event) -> None:
         """Until `stop` is set (or KeyboardInterrupt, from Ctrl-C in the main thread)."""
@@ -93,7 +94,10 @@ class Watch:
         with closing(self._batches(roots, stop)) as batches:
             for batch in batches:
                 if batch is None or not swept:  # a poll's tick; the watcher's first batch
-                    self._import(self.tracker.sweep())
+                    looked = time.thread_time()
+                    due = self.tracker.sweep()
+                    self.looked = time.thread_time() - looked
+                    self._import(due)
                     swept = True
                 elif batch:
                     self._import(self.tracker.notice(batch))
@@ -120,7 +124,7 @@ class Watch:
                 self.noted("restarting", str(error) or type(error).__name__)
                 stop.wait(self.settings.poll_seconds)
                 return
-        yield from polled(stop, self.settings.poll_seconds)
+        yield from polled(stop, lambda: max(self.settings.poll_seconds, POLL_SHARE * self.looked))
 
     def _import(self, due: dict[Path, list[TranscriptFormat]]) -> None:
         for path, formats in due.items():
