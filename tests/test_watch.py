@@ -27,6 +27,7 @@ from history.importers import FORMATS
 from history.importers.base import Places
 from history.watch import service
 from history.watch.follow import Imported, Settings, Watch
+from history.watch.sources import TICK_MS
 from history.watch.stores import too_broad
 from tests.cli_runs import recall
 
@@ -117,9 +118,10 @@ def watching(
     thread = threading.Thread(target=watch.run, args=(stop,), daemon=True)
     thread.start()
     try:
-        if store:  # a first session imported: the watcher is up
+        if store:  # a first session imported, and the watcher's first tick past: it is up
             write_lines(projects / "probe" / "probe.jsonl", [prompt("p1", "probe quokka", "probe")])
             assert wait_for(lambda: found(index, "quokka"), 10) is not None
+            time.sleep(TICK_MS / 1000 + 0.3)
         yield live
     finally:
         stop.set()
