@@ -417,7 +417,11 @@ def test_install_on_a_home_that_is_not_the_account_s_only_says_what_to_run(
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setattr("platform.system", lambda: "Linux")
-    code, out, _ = recall(capsys, "--home", str(tmp_path / "idx"), "watch", "--install")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "agents").mkdir()
+    code, out, _ = recall(
+        capsys, "--home", str(tmp_path / "idx"), "watch", "--install", "--poll", "agents"
+    )
     unit = tmp_path / "config" / "systemd" / "user" / "recall-watch.service"
     assert code == 0
     assert out.splitlines() == [
@@ -427,7 +431,9 @@ def test_install_on_a_home_that_is_not_the_account_s_only_says_what_to_run(
         "    systemctl --user enable --now recall-watch.service",
     ]
     exec_start = next(line for line in unit.read_text().splitlines() if line.startswith("ExecS"))
-    assert exec_start.endswith(f"-m history.cli --home {tmp_path / 'idx'} watch")
+    assert exec_start.endswith(
+        f"-m history.cli --home {tmp_path / 'idx'} watch --poll {tmp_path / 'agents'}"
+    )
     code, out, _ = recall(capsys, "watch", "--uninstall")
     assert code == 0 and out.startswith(f"Removed {unit}.") and not unit.exists()
     code, out, _ = recall(capsys, "watch", "--uninstall")

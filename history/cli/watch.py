@@ -28,12 +28,12 @@ def cmd_watch(args: argparse.Namespace) -> int:
     from history.importers.base import Places
 
     places = Places.here()
-    if args.install or args.uninstall:
-        return _service(args, places)
     root = None if args.path is None else Path(args.path).expanduser()
     if root is not None and not root.exists():
         print(_("recall watch: {path} does not exist", path=args.path), file=sys.stderr)
         return USAGE
+    if args.install or args.uninstall:
+        return _service(args, places)
     from history.domain import READ_ONLY
     from history.importers import FORMATS
     from history.index import history_for
@@ -129,7 +129,10 @@ def _service(args: argparse.Namespace, places: Places) -> int:
     url = configured_url(args.database_url)
     options = ["--database-url", url] if url else ["--home", str(resolve_home(args.home))]
     command = service.recall_command(options)
-    command += [*(["--poll"] if args.poll else []), *([args.path] if args.path else [])]
+    flags = (("--poll", args.poll), ("--quiet", args.quiet))
+    command += [option for option, given in flags if given]
+    if args.path:
+        command.append(str(Path(args.path).expanduser().resolve()))
     installed = service.install(places, command)
     if installed.ran:
         print(_("Installed {file}; recall watch is running.", file=installed.file))
