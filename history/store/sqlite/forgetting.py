@@ -25,7 +25,7 @@ from sqlalchemy import Connection, Engine, text
 
 from history.store import owed
 from history.store.owed import ScrubState
-from history.store.sqlite import fts, zeroing
+from history.store.sqlite import blanking, fts, zeroing
 from history.store.sqlite.spool import Spool
 from history.store.sqlite.writers import WaitingWriters
 
@@ -155,7 +155,9 @@ class SqliteScrub:
 
     def _delete_batch(self, conn: Connection) -> bool:
         """Delete a batch of the turns `forget_work` lists, conversation after conversation;
-        False when there were none left."""
+        False when there were none left. An expiry's turns are emptied first (blanking.py)."""
+        if blanking.empty_step(conn, self.sizes.turns, self.secure_delete):
+            return True
         left = self.sizes.turns
         secure_delete_off = False
         while left > 0:

@@ -20,7 +20,7 @@ from history.store.owed import ScrubState
 from history.store.rows import chunks as _chunks
 from history.store.rows import scope as _scope
 from history.store.sql_repository import SqlTurnRepository
-from history.store.sqlite import best_turns, fts, rank_extension, summaries
+from history.store.sqlite import best_turns, blanking, fts, rank_extension, summaries
 from history.store.sqlite.engine import (
     lock_waited_out,
     no_autocheckpoint,
@@ -188,8 +188,10 @@ class SqliteTurnRepository(SqlTurnRepository):
         if not doomed:
             return 0
         if doomed <= BULK_FORGET_TURNS:
-            gone = delete(Turn).where(Turn.asked_at < before, *_scope(project, None))
-            removed = int(conn.execute(gone).rowcount)
+            scope = [Turn.asked_at < before, *_scope(project, None)]
+            ids = list(conn.execute(select(Turn.id).where(*scope)).scalars())
+            blanking.empty(conn, ids)  # before any goes: see blanking.py
+            removed = int(conn.execute(delete(Turn).where(*scope)).rowcount)
             rewrite = self.full_text and not self.secure_delete
             owed.owe_scrub(conn, insert, rewrite_index=rewrite)
             return removed
