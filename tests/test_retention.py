@@ -165,3 +165,37 @@ def test_ages_are_days_weeks_or_years() -> None:
     for bad in ("", "0d", "90m", "-3d", "ninety", "99999y"):
         with pytest.raises(ValueError):
             parse_age(bad)
+
+
+def test_the_service_applies_a_setting_another_process_stored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    from sqlalchemy import text
+
+    from history import index as index_module
+
+    monkeypatch.setattr(index_module, "RETENTION_CHECK_SECONDS", 0.2)
+    serving = HistoryIndex.open(tmp_path / "history.db")
+    serving.record_many([*turns(OLD, 150), *turns(RECENT, 0)])
+    serving.tidy()
+    serving.watch()  # what `recall serve` does
+    other = HistoryIndex.open(tmp_path / "history.db")
+    other._upkeep.close()  # it only stores the setting, as a `recall retain --set` elsewhere
+    other._repository.set_retention(OLD, 30)
+
+    assert serving.engine is not None
+    stored = text("SELECT count(*) FROM turns")
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        with serving.engine.connect() as conn:
+            if conn.execute(stored).scalar() == 40 and not serving.purge_pending:
+                break
+        time.sleep(0.1)
+    with serving.engine.connect() as conn:
+        assert conn.execute(stored).scalar() == 40
+    assert not serving.purge_pending
+    serving.close()
+    assert_gone(tmp_path)
+    other._repository.close()
