@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -90,7 +91,15 @@ def kill_mid_forget(home: Path) -> None:
     )
     assert forgetting.stdout is not None
     assert forgetting.stdout.readline().strip() == "forgetting"
-    time.sleep(0.2)
+    # Killed once its conversations are listed as owed (0.2 s in, on an idle machine), while it
+    # deletes their turns in batches.
+    deadline = time.monotonic() + 30
+    with sqlite3.connect(home / "history.db", timeout=30) as conn:
+        while not conn.execute("SELECT count(*) FROM forget_work").fetchone()[0]:
+            assert forgetting.poll() is None, "the forget finished before it could be killed"
+            assert time.monotonic() < deadline, "the forget never got going"
+            time.sleep(0.005)
+    time.sleep(0.05)
     assert forgetting.poll() is None, "the forget finished before it could be killed"
     forgetting.send_signal(signal.SIGKILL)
     forgetting.wait(10)
