@@ -10,9 +10,9 @@ have paused, each step its own short transaction.
 
 A forget's owed work (history/store/owed.py) comes first; turns past their retention
 (history/retention.py) are listed as such work by the index's step, once a minute at most.
-The work is in the database, so the thread
-also looks for it every WATCH_SECONDS, without a write of its own, in the service (`watch`) and
-in any process whose own scrub a reader held back (`retry_later`).
+The work is in the database, so the thread also looks for it every WATCH_SECONDS, without a
+write of its own, in the service (`watch`) and in any process whose own scrub a reader held
+back (`retry_later`).
 """
 
 from __future__ import annotations
