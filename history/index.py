@@ -29,6 +29,7 @@ from history.limits import MAX_DAYS
 from history.prepare import RecordCounts, TurnFields, prepare, prepare_fields
 from history.query import terms
 from history.redaction.ids import IdMask
+from history.retention import RetentionPolicy
 from history.store import backends
 from history.store.repository import TurnRepository
 from history.store.sqlite import engine as sqlite_db
@@ -38,6 +39,12 @@ log = logging.getLogger(__name__)
 
 # A short-lived process (an import hook) leaves the rest of the upkeep to the next one.
 CLOSING_UPKEEP_SECONDS = 0.1
+# How often the upkeep looks for turns the retention settings have made due to go.
+RETENTION_CHECK_SECONDS = 60.0
+# A search of every project where projects keep turns for different times ranks this many more
+# turns than asked for and drops those past their project's retention.
+RETENTION_MARGIN = 40
+
 # The shortest start of a turn id that opens the turn it names, when only one id starts so.
 MIN_TURN_PREFIX = 8
 # An ambiguous prefix names this many of its turns, and counts up to COUNTED_CANDIDATES.
@@ -77,7 +84,8 @@ class HistoryIndex:
         self._ids = ids or IdMask()
         self._write_lock = threading.Lock()
         self._closed = False
-        self._upkeep = Upkeep(self._upkeep_step, self._owes)
+        self._upkeep = Upkeep(self._upkeep_step, self._owes_upkeep)
+        self._next_retention_check = 0.0
         self.full_text = full_text
         # False for a file this process may only read: search works, writes are refused.
         self.writable = writable
@@ -93,7 +101,7 @@ class HistoryIndex:
         `busy_timeout_ms` bounds how long a write waits for another writer's lock."""
         opened = backends.open_store(target, busy_timeout_ms)
         ids = IdMask(opened.id_key_file)
-        return cls(
+        index = cls(
             opened.repository,
             opened.full_text,
             opened.engine,
@@ -101,6 +109,23 @@ class HistoryIndex:
             opened.backend,
             writable=opened.writable,
         )
+        index._take_up_owed_work()
+        return index
+
+    def _take_up_owed_work(self) -> None:
+        """A forget cut short (a crash, a reader's snapshot) is finished by whichever process
+        opens the index next, a reader too, once it has a moment idle; one that may only read
+        the file says it cannot."""
+        if not self._owes():
+            return
+        if self.writable:
+            self._upkeep.retry_later()
+        else:
+            log.warning(
+                "forgotten turns are out of search results, but their scrub is still owed and "
+                "this process may only read the file: it is left to the next process that can "
+                "write it"
+            )
 
     def record(
         self,
@@ -222,7 +247,14 @@ class HistoryIndex:
                     skipped: set[str] = set()
                 else:
                     skipped = self._repository.forgotten(sessions)
-                kept = [turn for turn in prepared if turn.session_id not in skipped]
+                # A turn past its project's retention was forgotten (or is due to be).
+                policy, now = self._repository.retention(), datetime.now(UTC)
+                kept = [
+                    turn
+                    for turn in prepared
+                    if turn.session_id not in skipped
+                    and not policy.expired(turn.project, turn.asked_at, now)
+                ]
                 counts = self._repository.upsert_many(kept)
         except Exception as exc:
             log.warning("%d turns not recorded: %s", len(prepared), type(exc).__name__)
@@ -253,7 +285,18 @@ class HistoryIndex:
         if not query_terms:
             return SearchResults()
         scope = self._ids.project(project) if project is not None else None
-        return self._repository.search(query_terms, scope, since, k)
+        policy, now = self._repository.retention(), datetime.now(UTC)
+        if not policy:
+            return self._repository.search(query_terms, scope, since, k)
+        # Past its project's retention a turn is not found, even before upkeep erased it.
+        cutoff = policy.cutoff(scope, now) if scope is not None else policy.loosest(now)
+        if cutoff is not None and (since is None or since < cutoff):
+            since = cutoff
+        if scope is not None or not policy.named():
+            return self._repository.search(query_terms, scope, since, k)
+        found = self._repository.search(query_terms, scope, since, k + RETENTION_MARGIN)
+        kept = [hit for hit in found if not policy.expired(hit.project, hit.asked_at, now)]
+        return SearchResults(kept[:k], found.approximate)
 
     def count(self, project: str | None = None) -> int:
         return self._repository.count(self._ids.project(project) if project is not None else None)
@@ -295,7 +338,8 @@ class HistoryIndex:
     # Reading what was found. A forgotten conversation is in none of these.
 
     def turn(self, turn_id: str, prefix: bool = False) -> Turn | None:
-        """The whole stored turn; None when no turn has that id (or it was forgotten).
+        """The whole stored turn; None when no turn has that id (or it was forgotten, or is
+        past its project's retention).
 
         With `prefix`, an id that no turn has exactly may be the start of one, of at least
         MIN_TURN_PREFIX characters (a `…` after it, as a long id is shown cut, is left out):
@@ -303,13 +347,15 @@ class HistoryIndex:
         if not _storable(str(turn_id)):
             return None  # no stored id holds a NUL or a lone surrogate
         found = self._repository.turn(self._ids.id(str(turn_id)))
-        if found is not None or not prefix:
+        if found is None and prefix:
+            start = str(turn_id).removesuffix("…")
+            ids = self.turn_ids_by_prefix(start, COUNTED_CANDIDATES + 1)
+            if len(ids) > 1:
+                raise AmbiguousTurnId(start, ids[:CANDIDATES_SHOWN], len(ids))
+            found = self._repository.turn(ids[0]) if ids else None
+        if found is None or not self._past_retention([found]):
             return found
-        start = str(turn_id).removesuffix("…")
-        ids = self.turn_ids_by_prefix(start, COUNTED_CANDIDATES + 1)
-        if len(ids) > 1:
-            raise AmbiguousTurnId(start, ids[:CANDIDATES_SHOWN], len(ids))
-        return self._repository.turn(ids[0]) if ids else None
+        return None
 
     def turn_ids_by_prefix(self, prefix: str, limit: int = CANDIDATES_SHOWN) -> list[str]:
         """Up to `limit` ids, in order, of the turns whose id (as search shows it) starts with
@@ -327,7 +373,69 @@ class HistoryIndex:
         if radius < 0:
             raise ValueError("radius must be 0 or more")
         stored_around = self._ids.id(str(around)) if around is not None else None
-        return self._repository.conversation(self._ids.id(str(session_id)), stored_around, radius)
+        turns = self._repository.conversation(self._ids.id(str(session_id)), stored_around, radius)
+        past = self._past_retention(turns)
+        return [turn for turn in turns if turn.turn_id not in past]
+
+    def _past_retention(self, turns: Sequence[Turn]) -> set[str]:
+        """The ids of those turns past their project's retention."""
+        if not turns:
+            return set()
+        policy, now = self._repository.retention(), datetime.now(UTC)
+        return {t.turn_id for t in turns if policy.expired(t.project, t.asked_at, now)}
+
+    # Retention (history/retention.py): keeping less, on purpose.
+
+    def retention(self) -> RetentionPolicy:
+        """The settings (days kept, by project key; None: every project) and the cutoffs."""
+        return self._repository.retention()
+
+    def set_retention(self, days: int, project: str | None = None) -> None:
+        """Keep turns (of `project`, or of every project) `days` days: upkeep forgets older
+        ones, in steps, and search leaves them out from now on. Raises ReadOnlyHistory."""
+        self._refuse_if_read_only()
+        if not 1 <= days <= MAX_DAYS:
+            raise ValueError(f"days must be a whole number of days from 1 to {MAX_DAYS}")
+        self._repository.set_retention(self._retention_key(project), days)
+        self._next_retention_check = 0.0
+        self._upkeep.wrote()
+
+    def unset_retention(self, project: str | None = None) -> bool:
+        """Drop that setting (what it already forgot stays forgotten); False when none."""
+        self._refuse_if_read_only()
+        return self._repository.unset_retention(self._retention_key(project))
+
+    def retain(self, days: int, project: str | None = None) -> int:
+        """Forget now the turns (of `project`, or of every project) asked more than `days` days
+        ago, with a forget's guarantees: out of search, scrubbed from the file, and an import
+        does not bring them back. The number forgotten. Raises ReadOnlyHistory."""
+        self._refuse_if_read_only()
+        if not 1 <= days <= MAX_DAYS:
+            raise ValueError(f"days must be a whole number of days from 1 to {MAX_DAYS}")
+        before = datetime.now(UTC) - timedelta(days=days)
+        removed = self._repository.expire(self._retention_key(project), before)
+        self._purge(removed)
+        self._upkeep.wrote()
+        return removed
+
+    def _retention_key(self, project: str | None) -> str | None:
+        return None if project is None else self._ids.project(project)
+
+    def _retention_due(self) -> bool:
+        """Turns are past their retention (looked for every RETENTION_CHECK_SECONDS)."""
+        if not self.writable or time.monotonic() < self._next_retention_check:
+            return False
+        try:
+            due = self._repository.retention_due(datetime.now(UTC))
+        except Exception as exc:
+            log.warning("checking for turns past retention failed: %s", type(exc).__name__)
+            due = False
+        if not due:
+            self._next_retention_check = time.monotonic() + RETENTION_CHECK_SECONDS
+        return due
+
+    def _owes_upkeep(self) -> bool:
+        return self._owes() or self._retention_due()
 
     def conversations(
         self,
@@ -353,7 +461,12 @@ class HistoryIndex:
     def _upkeep_step(self, pages: int) -> bool:
         """A step of a forget's owed work (any process's), else merge some of the full-text
         index or, with nothing left to merge, checkpoint. The merge waits for this process's
-        writes; the checkpoint lets them run."""
+        writes; the checkpoint lets them run. Turns past their retention are listed as owed
+        first (one short transaction), so their deletion goes in the same steps as a forget's."""
+        if self._retention_due():
+            self._next_retention_check = time.monotonic() + RETENTION_CHECK_SECONDS
+            self._repository.expire_due(datetime.now(UTC))
+            return True
         if self._owes():
             started = time.monotonic()
             state = self._repository.scrub(0)

@@ -8,9 +8,11 @@ would pay both at random. Migration 0005 turns FTS5's automatic merging off and 
 checkpoint only when the WAL is large; this thread does that work in small steps once writes
 have paused, each step its own short transaction.
 
-A forget's owed work (history/store/owed.py) comes first. It is in the database, so the thread
-also looks for it every WATCH_SECONDS, without a write of its own, in the service (`watch`) and
-in any process whose own scrub a reader held back (`retry_later`).
+A forget's owed work (history/store/owed.py) comes first; turns past their retention
+(history/retention.py) are listed as such work by the index's step, once a minute at most.
+The work is in the database, so the thread also looks for it every WATCH_SECONDS, without a
+write of its own, in the service (`watch`) and in any process whose own scrub a reader held
+back (`retry_later`).
 """
 
 from __future__ import annotations

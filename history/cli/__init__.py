@@ -26,6 +26,7 @@ from history.i18n import LANGUAGES
 COMMAND_MODULES = {
     "search": "search",
     "forget": "forget",
+    "retain": "retain",
     "stats": "admin",
     "migrate": "admin",
     "doctor": "admin",

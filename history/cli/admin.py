@@ -91,6 +91,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
                     **asdict(stats),
                     "oldest": _iso(stats.oldest),
                     "newest": _iso(stats.newest),
+                    "retention": {p or "*": d for p, d in stats.retention.keep_days.items()},
                     "full_text": index.full_text,
                     "damaged_copies": [str(copy) for copy in copies],
                     "damaged_pages": problems,
@@ -119,6 +120,12 @@ def cmd_stats(args: argparse.Namespace) -> int:
     )
     rows.append((_("database"), f"{where} ({size})"))
     rows.append((_("search"), _search_kind(index)))
+    from history.cli.retain import policy_lines
+
+    kept = policy_lines(stats.retention)
+    rows.append(
+        (_("retention"), "; ".join(kept) if kept else _("none: turns are kept until forgotten"))
+    )
     damaged = [(_("damaged"), said) for said in [_copies_said(copies)] if said]
     lines = _table([*rows, *damaged]).splitlines()
     print("\n".join(lines[: len(rows)]))

@@ -176,6 +176,11 @@ class ForgetWork(Base):
     session_id: Mapped[str] = mapped_column(String)
     project: Mapped[str | None] = mapped_column(String, nullable=True)
     owed_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    # An expiry (migration 0017): only the conversation's turns asked before this time go, and
+    # search leaves them out by the retention cutoff, not by this row.
+    asked_before: Mapped[datetime | None] = mapped_column(UtcDateTime, nullable=True)
+
+    __table_args__ = (Index("ix_forget_work_session_id", "session_id"),)
 
 
 class OwedScrub(Base):
@@ -191,3 +196,25 @@ class OwedScrub(Base):
     rewriting: Mapped[bool] = mapped_column(Boolean)
     # PostgreSQL: the forget's transaction id; a snapshot older than it holds the rewrite back.
     since_xid: Mapped[str | None] = mapped_column(String, nullable=True)
+
+
+# Retention (migration 0017): history/store/retention.py. `project` '' means every project.
+
+
+class RetentionSetting(Base):
+    """How many days turns are kept (of one project, or of every project)."""
+
+    __tablename__ = "retention_settings"
+
+    project: Mapped[str] = mapped_column(String, primary_key=True)
+    keep_days: Mapped[int] = mapped_column(Integer)
+    set_at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
+class RetentionCutoff(Base):
+    """An expiry's tombstone: the project's turns asked before `asked_before` were forgotten."""
+
+    __tablename__ = "retention_cutoffs"
+
+    project: Mapped[str] = mapped_column(String, primary_key=True)
+    asked_before: Mapped[datetime] = mapped_column(UtcDateTime)

@@ -85,9 +85,24 @@ def add_work(conn: Connection, pairs: Sequence[tuple[str, str | None]]) -> None:
         )
 
 
+def add_expiry(conn: Connection, pairs: Sequence[tuple[str, str]], before: datetime) -> None:
+    """List the conversations' turns (of their project) asked before `before` as owed: an
+    expiry in batches. Search leaves them out by their cutoff meanwhile."""
+    now = datetime.now(UTC)
+    for start in range(0, len(pairs), 500):
+        rows = [
+            {"session_id": s, "project": p, "owed_at": now, "asked_before": before}
+            for s, p in pairs[start : start + 500]
+        ]
+        conn.execute(insert(ForgetWork), rows)
+
+
 def work(conn: Connection) -> set[tuple[str, str | None]]:
     """The conversations (and the project, None: every project) still being deleted."""
-    return {(s, p) for s, p in conn.execute(select(ForgetWork.session_id, ForgetWork.project))}
+    found = select(ForgetWork.session_id, ForgetWork.project).where(
+        ForgetWork.asked_before.is_(None)
+    )
+    return {(s, p) for s, p in conn.execute(found)}
 
 
 def drop_work(conn: Connection, session_ids: Sequence[str]) -> None:

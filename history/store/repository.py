@@ -15,6 +15,7 @@ from history.domain import (
     UpsertCounts,
 )
 from history.paging import PageKey
+from history.retention import RetentionPolicy
 from history.store.owed import ScrubState
 
 
@@ -70,6 +71,35 @@ class TurnRepository(abc.ABC):
         write lock briefly: "done", "more" (time ran out), or "blocked" (it waits for a reader
         of an older snapshot to let go). Never waits the busy timeout for a reader."""
         return "done" if self.purge() else "blocked"
+
+    # Retention (history/retention.py). A store without it keeps everything.
+
+    def retention(self) -> RetentionPolicy:
+        """The retention settings and the cutoffs expiries left."""
+        return RetentionPolicy()
+
+    def set_retention(self, project: str | None, days: int) -> None:
+        """Keep the turns (of `project`, None: of every project) `days` days."""
+        raise NotImplementedError
+
+    def unset_retention(self, project: str | None) -> bool:
+        """Drop that setting; False when there was none."""
+        raise NotImplementedError
+
+    def expire(self, project: str | None, before: datetime, at_once: bool = True) -> int:
+        """Forget the turns (of `project`, None: of every project) asked before `before`, and
+        leave the cutoff that keeps imports from bringing them back; the number forgotten.
+        Without `at_once` a large expiry is only listed as owed (the scrub's steps delete it).
+        The scrub is owed, as after a forget."""
+        raise NotImplementedError
+
+    def expire_due(self, now: datetime) -> int:
+        """Expire (not at once) what the settings have made past retention; the turns owed."""
+        return 0
+
+    def retention_due(self, now: datetime) -> bool:
+        """Some turn is past its retention and still stored."""
+        return False
 
     @abc.abstractmethod
     def merge(self, pages: int) -> bool:

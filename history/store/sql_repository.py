@@ -12,13 +12,15 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, func, select
+from sqlalchemy import Connection, Engine, delete, func, select
 
 from history import domain
 from history.domain import NewTurn, UpsertCounts
 from history.paging import PageKey
+from history.retention import RetentionPolicy
+from history.store import retention as stored_retention
 from history.store import rows
-from history.store.models import TURN_COLUMNS, ForgottenSession, Turn
+from history.store.models import TURN_COLUMNS, ForgottenSession, Project, Turn
 from history.store.repository import TurnRepository
 from history.store.views import SqlViews
 
@@ -49,9 +51,11 @@ class SqlTurnRepository(TurnRepository):
         conn.execute(self._upsert, values)
 
     def count(self, project: str | None) -> int:
-        statement = select(func.count()).select_from(Turn).where(*rows.scope(project, None))
+        """The turns search can find: not past their retention, not being forgotten."""
         with self.engine.connect() as conn:
-            return int(conn.execute(statement).scalar_one())
+            shown = stored_retention.shown_conditions(conn)
+            statement = select(func.count()).select_from(Turn).where(*rows.scope(project, None))
+            return int(conn.execute(statement.where(*shown)).scalar_one())
 
     def session_ids(self, project: str | None) -> list[str]:
         statement = select(Turn.session_id).where(*rows.scope(project, None)).distinct()
@@ -76,6 +80,53 @@ class SqlTurnRepository(TurnRepository):
 
     def _tombstone(self) -> Any:
         return self._insert(ForgottenSession).on_conflict_do_nothing()
+
+    def retention(self) -> RetentionPolicy:
+        with self.engine.connect() as conn:
+            return stored_retention.load(conn)
+
+    def set_retention(self, project: str | None, days: int) -> None:
+        with self._writer.begin() as conn:
+            stored_retention.set_days(conn, self._insert, project, days)
+
+    def unset_retention(self, project: str | None) -> bool:
+        with self._writer.begin() as conn:
+            return stored_retention.unset_days(conn, project)
+
+    def expire(self, project: str | None, before: datetime, at_once: bool = True) -> int:
+        with self._writer.begin() as conn:
+            stored_retention.add_cutoff(conn, self._insert, project, before)
+            removed = self._expire(conn, project, before)
+        if at_once:
+            self._finish_deleting()
+        return removed
+
+    def _expire(self, conn: Connection, project: str | None, before: datetime) -> int:
+        """Delete the turns asked before `before`, in the caller's transaction."""
+        doomed = delete(Turn).where(Turn.asked_at < before, *rows.scope(project, None))
+        return int(conn.execute(doomed).rowcount)
+
+    def _finish_deleting(self) -> None:
+        """Delete what an expiry listed as owed (a store that deletes in batches)."""
+
+    def _past_retention(self, now: datetime) -> list[tuple[str, datetime]]:
+        """The projects (and their cutoffs) with a stored turn past retention, from their
+        summary rows: a project's first turn is past its cutoff. None while an expiry listed
+        as owed is still deleting."""
+        with self.engine.connect() as conn:
+            policy = stored_retention.load(conn)
+            if not policy or stored_retention.expiring(conn):
+                return []  # nothing to keep, or an expiry under way: its steps come first
+            found = conn.execute(select(Project.project, Project.first_asked_at)).all()
+        due = [(project, policy.cutoff(project, now)) for project, first in found]
+        first_of = dict(found)
+        return [(p, c) for p, c in due if c is not None and first_of[p] < c]
+
+    def retention_due(self, now: datetime) -> bool:
+        return bool(self._past_retention(now))
+
+    def expire_due(self, now: datetime) -> int:
+        return sum(self.expire(p, c, at_once=False) for p, c in self._past_retention(now))
 
     def forgotten(self, session_ids: Sequence[str]) -> set[str]:
         with self.engine.connect() as conn:

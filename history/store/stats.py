@@ -9,6 +9,8 @@ from pathlib import Path
 from sqlalchemy import Connection, Engine, func, select
 
 from history.domain import NewTurn
+from history.retention import RetentionPolicy
+from history.store import retention as stored_retention
 from history.store.models import Turn
 from history.store.sqlite.spool import Spool, spool_file
 
@@ -23,20 +25,28 @@ class Stats:
     database_bytes: int = 0
     # Live turns a forget made wait beside the file (SQLite's spool), not yet in the counts.
     spooled: int = 0
+    retention: RetentionPolicy = field(default_factory=RetentionPolicy)
 
 
 def collect(engine: Engine, database: Path | None) -> Stats:
+    """What search can find: turns past their retention, or of a conversation a forget still
+    deletes, are in none of the counts."""
     with engine.connect() as conn:
+        policy = stored_retention.load(conn)
+        shown = stored_retention.shown_conditions(conn)
         turns, sessions, oldest, newest = conn.execute(
             select(
                 func.count(),
                 func.count(Turn.session_id.distinct()),
                 func.min(Turn.asked_at),
                 func.max(Turn.asked_at),
-            )
+            ).where(*shown)
         ).one()
         per_project = conn.execute(
-            select(Turn.project, func.count()).group_by(Turn.project).order_by(func.count().desc())
+            select(Turn.project, func.count())
+            .where(*shown)
+            .group_by(Turn.project)
+            .order_by(func.count().desc())
         ).all()
     size, spooled = 0, 0
     if engine.dialect.name == "postgresql":
@@ -67,6 +77,7 @@ def collect(engine: Engine, database: Path | None) -> Stats:
         per_project={project: count for project, count in per_project},
         database_bytes=size,
         spooled=spooled,
+        retention=policy,
     )
 
 

@@ -43,6 +43,13 @@ class PostgresTurnRepository(SqlTurnRepository):
             self._scrub.owed(conn)
         return removed
 
+    def _expire(self, conn: Connection, project: str | None, before: datetime) -> int:
+        removed = super()._expire(conn, project, before)
+        if removed:
+            project_words.forget_gone_projects(conn)
+            self._scrub.owed(conn)
+        return removed
+
     def purge(self) -> bool:
         return self._scrub.run()
 

@@ -25,7 +25,7 @@ from sqlalchemy import Connection, Engine, text
 
 from history.store import owed
 from history.store.owed import ScrubState
-from history.store.sqlite import fts, zeroing
+from history.store.sqlite import blanking, fts, zeroing
 from history.store.sqlite.spool import Spool
 from history.store.sqlite.writers import WaitingWriters
 
@@ -50,10 +50,15 @@ CHECKPOINT_EVERY_SECONDS = 0.5
 FIRST_BATCH_TURNS = 25
 FIRST_MERGE_PAGES = 32
 
-_NEXT_WORK = text("SELECT id, session_id, project FROM forget_work ORDER BY id LIMIT 1")
+_NEXT_WORK = text(
+    "SELECT id, session_id, project, asked_before FROM forget_work ORDER BY id LIMIT 1"
+)
+# An expiry's row (asked_before set) deletes only the turns asked before then; both times are
+# stored in the same text form, so they compare as text.
 _DOOMED_IDS = text(
     "SELECT id FROM turns WHERE session_id = :session"
-    " AND (:project IS NULL OR project = :project) LIMIT :n"
+    " AND (:project IS NULL OR project = :project)"
+    " AND (:before IS NULL OR asked_at < :before) LIMIT :n"
 )
 _WORK_DONE = text("DELETE FROM forget_work WHERE id = :id")
 
@@ -150,14 +155,21 @@ class SqliteScrub:
 
     def _delete_batch(self, conn: Connection) -> bool:
         """Delete a batch of the turns `forget_work` lists, conversation after conversation;
-        False when there were none left."""
+        False when there were none left. An expiry's turns are emptied first (blanking.py)."""
+        if blanking.empty_step(conn, self.sizes.turns, self.secure_delete):
+            return True
         left = self.sizes.turns
         secure_delete_off = False
         while left > 0:
             work = conn.execute(_NEXT_WORK).first()
             if work is None:
                 break
-            found = {"session": work.session_id, "project": work.project, "n": left}
+            found = {
+                "session": work.session_id,
+                "project": work.project,
+                "before": work.asked_before,
+                "n": left,
+            }
             ids = list(conn.execute(_DOOMED_IDS, found).scalars())
             if ids and self.secure_delete and not secure_delete_off:
                 conn.exec_driver_sql(fts.secure_delete_statement(on=False))

@@ -6,7 +6,7 @@ import time
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import Connection, Engine, func, select, text
+from sqlalchemy import Connection, Engine, delete, func, select, text
 from sqlalchemy.dialects.sqlite import insert
 from sqlalchemy.exc import DBAPIError, OperationalError
 
@@ -14,12 +14,13 @@ from history import domain
 from history.domain import NewTurn, SearchResults, UpsertCounts
 from history.paging import PageKey
 from history.store import owed, rows
-from history.store.models import Conversation
+from history.store import retention as stored_retention
+from history.store.models import Conversation, Turn
 from history.store.owed import ScrubState
 from history.store.rows import chunks as _chunks
 from history.store.rows import scope as _scope
 from history.store.sql_repository import SqlTurnRepository
-from history.store.sqlite import best_turns, fts, rank_extension, summaries
+from history.store.sqlite import best_turns, blanking, fts, rank_extension, summaries
 from history.store.sqlite.engine import (
     lock_waited_out,
     no_autocheckpoint,
@@ -178,6 +179,29 @@ class SqliteTurnRepository(SqlTurnRepository):
         while self._scrub.delete_step():
             self._between_steps()
         return doomed
+
+    def _expire(self, conn: Connection, project: str | None, before: datetime) -> int:
+        """A few turns go at once, FTS5's secure-delete scrubbing each; more are listed as work
+        owed, conversation by conversation, and deleted in batches (forgetting.py). Search
+        leaves them out from the cutoff's commit on."""
+        doomed = stored_retention.turns_before(conn, project, before)
+        if not doomed:
+            return 0
+        if doomed <= BULK_FORGET_TURNS:
+            scope = [Turn.asked_at < before, *_scope(project, None)]
+            ids = list(conn.execute(select(Turn.id).where(*scope)).scalars())
+            blanking.empty(conn, ids)  # before any goes: see blanking.py
+            removed = int(conn.execute(delete(Turn).where(*scope)).rowcount)
+            rewrite = self.full_text and not self.secure_delete
+            owed.owe_scrub(conn, insert, rewrite_index=rewrite)
+            return removed
+        owed.add_expiry(conn, stored_retention.conversations_before(conn, project, before), before)
+        owed.owe_scrub(conn, insert, rewrite_index=self.full_text)
+        return doomed
+
+    def _finish_deleting(self) -> None:
+        while self._scrub.delete_step():
+            self._between_steps()
 
     def unforget(self, session_ids: Sequence[str]) -> None:
         """An import brings the sessions back: a forget still deleting them stops."""
