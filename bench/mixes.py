@@ -1,12 +1,13 @@
 """The corpora and query mixes the bench can run: `standard` (bench.corpus) and `common`
-(bench.common_mix, every query word a frequent one)."""
+(bench.common_mix, every query word a frequent one); on the second corpus (bench.corpus2) the
+same two mixes, `second` and `second-common`, search one stream of turns."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from datetime import datetime
 
-from bench import common_mix, corpus
+from bench import common_mix, corpus, corpus2
 from bench.corpus import GeneratedTurn, Query
 
 TurnStream = Callable[[int, datetime | None], Iterator[GeneratedTurn]]
@@ -15,7 +16,15 @@ QueryMaker = Callable[[int, int], list[Query]]
 MIXES: dict[str, tuple[TurnStream, QueryMaker]] = {
     "standard": (corpus.turns, corpus.queries),
     "common": (common_mix.turns, common_mix.queries),
+    "second": (corpus2.turns, corpus2.queries),
+    "second-common": (corpus2.turns, corpus2.common_queries),
 }
+# The mixes that share their turns, so a database kept for one serves the other.
+STREAMS = {"second-common": "second"}
+
+
+def stream_name(mix: str) -> str:
+    return STREAMS.get(mix, mix)
 
 
 def turns(mix: str, seed: int, end: datetime | None) -> Iterator[GeneratedTurn]:

@@ -5,7 +5,7 @@ call so that whatever else the machine is doing weighs on both alike (search exc
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -82,9 +82,14 @@ def search(
     queries: Sequence[Query],
     files: dict[str, Path],
     k: int = 5,
+    yardsticks: Mapping[str, Callable[[Query, str | None], list[str]]] | None = None,
 ) -> dict[tuple[str, str], list[list[str]]]:
     """Search p50/p95, every project and project-scoped. Returns each implementation's turn ids
     per scope, per query.
+
+    `yardsticks`: other engines searched the same way (their index's files in `files` too); for
+    each, every figure of recall and of the baseline is also emitted as a ratio to its own, as
+    the impl `recall/<name>` or `baseline/<name>`.
 
     Unlike the other phases, each implementation runs all its queries in a block, from a page
     cache warmed by reading its database (`files`) through: on this machine the file cache holds
@@ -103,7 +108,9 @@ def search(
         BASELINE: lambda query, project: [
             row[0] for row in baseline.search(query.terms, project=project, k=k)
         ],
+        **(yardsticks or {}),
     }
+    figures: dict[tuple[str, str], float] = {}
     found: dict[tuple[str, str], list[list[str]]] = {}
     for scope in ("every", "project"):
         for impl, run in searches.items():
@@ -118,16 +125,30 @@ def search(
                 )
                 times.append(_ms(started))
             for p in (50, 95):
+                figures[(f"search_{scope}_p{p}", impl)] = percentile(times, p)
                 out.emit(f"search_{scope}_p{p}", impl, percentile(times, p), "ms", k=k)
         timed = cut_short[-len(queries) :]
         out.emit(f"search_{scope}_approximate", RECALL, sum(timed) / len(timed), "share")
+    _ratios_to(out, figures, tuple(yardsticks or ()))
     return found
 
 
+def _ratios_to(
+    out: Emitter, figures: Mapping[tuple[str, str], float], yardsticks: Sequence[str]
+) -> None:
+    for name in yardsticks:
+        for (metric, impl), value in figures.items():
+            if impl in (RECALL, BASELINE) and figures[(metric, name)] > 0:
+                out.emit(metric, f"{impl}/{name}", value / figures[(metric, name)], "x")
+
+
 def _read_through(path: Path) -> None:
-    with path.open("rb") as stream:
-        while stream.read(1 << 20):
-            pass
+    """A database file, or every file of an index directory."""
+    for each in sorted(path.rglob("*")) if path.is_dir() else [path]:
+        if each.is_file():
+            with each.open("rb") as stream:
+                while stream.read(1 << 20):
+                    pass
 
 
 def fidelity(
@@ -140,17 +161,16 @@ def fidelity(
 ) -> None:
     """Top-k overlap of each implementation's results with the exhaustive ranking of its own
     database (its bm25 applied to every matching turn, ties to the newer turn), averaged over
-    the queries. A query nothing matches counts 1 when the implementation also returns nothing."""
+    the queries. A query nothing matches counts 1 when the implementation also returns nothing.
+    A yardstick in `found` is compared with recall's exhaustive ranking."""
     for scope in ("every", "project"):
-        overlaps: dict[str, list[float]] = {RECALL: [], BASELINE: []}
+        overlaps: dict[str, list[float]] = {impl: [] for s, impl in found if s == scope}
         matches = []
         for number, query in enumerate(queries):
             project = query.project if scope == "project" else None
             best, matched = baseline.exhaustive(query.terms, project, k)
-            references = {
-                BASELINE: best,
-                RECALL: recall_exhaustive(recall, query.terms, project, k),
-            }
+            exhaustive = recall_exhaustive(recall, query.terms, project, k)
+            references = {impl: exhaustive for impl in overlaps} | {BASELINE: best}
             matches.append(matched)
             for impl, sample in overlaps.items():
                 got, reference = set(found[(scope, impl)][number]), references[impl]

@@ -30,14 +30,21 @@ from typing import TextIO
 
 from bench import phases, report, views
 from bench.baseline import Baseline, driver
-from bench.corpus import default_end
+from bench.corpus import GeneratedTurn, default_end
 from bench.measure import BASELINE, RECALL, Emitter, warn
-from bench.mixes import MIXES, queries, turns
+from bench.mixes import queries, stream_name, turns
+from bench.tantivy_yardstick import TANTIVY, TantivyIndex
 from history import HistoryIndex
 
 ROOT = Path(__file__).resolve().parent.parent
 FORGOTTEN_PROJECT = "/home/dev/proj-10"  # a middling one: about 4% of the turns
 PHASES = ("import", "record", "size", "search", "views", "forget")
+QUERY_MIXES = ("standard", "common")
+# Each corpus's query mixes, as keys of bench.mixes.MIXES.
+CORPORA = {
+    "first": {"standard": "standard", "common": "common"},
+    "second": {"standard": "second", "common": "second-common"},
+}
 
 
 def _arguments(argv: list[str] | None) -> argparse.Namespace:
@@ -51,10 +58,24 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--baseline-driver", choices=("sqlite3", "sqlean"), default="sqlite3")
     parser.add_argument(
         "--mix",
-        choices=tuple(MIXES),
+        choices=QUERY_MIXES,
         default="standard",
-        help="the corpus and queries: standard (bench.corpus) or common (bench.common_mix: "
-        "every query word a frequent one)",
+        help="the queries (and, on the first corpus, the turns): standard (bench.corpus) or "
+        "common (bench.common_mix: every query word a frequent one)",
+    )
+    parser.add_argument(
+        "--corpus",
+        choices=tuple(CORPORA),
+        default="first",
+        help="first (bench.corpus, bench.common_mix) or second (bench.corpus2: another "
+        "vocabulary, frequency law and turn lengths; both mixes search the same turns)",
+    )
+    parser.add_argument(
+        "--yardstick",
+        choices=("none", TANTIVY),
+        default="none",
+        help="tantivy: also build a tantivy-py index over the same turns and report each search "
+        "figure as a ratio to its own (needs the bench extra; use with --phases import search)",
     )
     parser.add_argument(
         "--keep",
@@ -70,7 +91,9 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
         "(search alone leaves them as they were; record adds turns, views adds one 1,000-turn "
         "conversation once, forget removes some)",
     )
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    args.mix = CORPORA[args.corpus][args.mix]  # the key of bench.mixes.MIXES
+    return args
 
 
 def _import(args: argparse.Namespace, out: Emitter, impl: str, db: Path, end: datetime) -> None:
@@ -90,7 +113,7 @@ def _workdir(args: argparse.Namespace, size: int) -> tuple[Path, bool]:
     """Where the databases live, and whether it is a temporary directory to remove."""
     if not args.keep and "import" in args.phases:
         return Path(tempfile.mkdtemp(prefix=f"size-{size}-", dir=args.out)), True
-    mix = "" if args.mix == "standard" else f"-{args.mix}"
+    mix = "" if args.mix == "standard" else f"-{stream_name(args.mix)}"
     work = args.out / f"db-{size}-seed{args.seed}{mix}"
     if "import" not in args.phases and not (work / "recall.db").exists():
         raise SystemExit(f"no databases in {work}: run once with --keep and the import phase")
@@ -132,24 +155,50 @@ def _measure(
     stored = baseline.count()
     if recall.count() != stored:
         warn(f"recall holds {recall.count()} turns, the baseline {stored}")
+    recorded: list[GeneratedTurn] = []
     if "record" in args.phases:
         # New turns, from a seed no earlier run on these databases used: nothing collides.
         fresh = turns(args.mix, args.seed * 1_000_003 + stored, end)
-        phases.record_latency(
-            out, recall, baseline, list(itertools.islice(fresh, phases.WARM_UP + args.records))
-        )
+        recorded = list(itertools.islice(fresh, phases.WARM_UP + args.records))
+        phases.record_latency(out, recall, baseline, recorded)
     if "size" in args.phases:
         phases.bytes_per_turn(out, recall, recall_db, baseline, baseline.count())
     if "search" in args.phases:
         benchmark_queries = queries(args.mix, args.queries, args.seed)
-        found = phases.search(
-            out, recall, baseline, benchmark_queries, {RECALL: recall_db, BASELINE: baseline.path}
-        )
+        files = {RECALL: recall_db, BASELINE: baseline.path}
+        yardsticks = {}
+        if args.yardstick == TANTIVY:
+            directory = recall_db.parent / "tantivy"
+            yardstick = _tantivy(args, out, directory, end, (stored, baseline.count()), recorded)
+            files[TANTIVY] = yardstick.directory
+            yardsticks[TANTIVY] = lambda query, project: yardstick.search(query.terms, project)
+        found = phases.search(out, recall, baseline, benchmark_queries, files, 5, yardsticks)
         phases.fidelity(out, recall, baseline, benchmark_queries, found)
     if "views" in args.phases:
         views.measure(out, recall, baseline, end)
     if "forget" in args.phases:
         phases.forget(out, recall, baseline, FORGOTTEN_PROJECT)
+
+
+def _tantivy(
+    args: argparse.Namespace,
+    out: Emitter,
+    directory: Path,
+    end: datetime,
+    counts: tuple[int, int],
+    recorded: list[GeneratedTurn],
+) -> TantivyIndex:
+    """The yardstick over the turns the databases were filled with (and the ones recorded):
+    `counts` is what the baseline held before this run recorded and what it holds now."""
+    imported, now = counts
+    yardstick = TantivyIndex(directory)
+    same = itertools.chain(itertools.islice(turns(args.mix, args.seed, end), imported), recorded)
+    added, seconds = yardstick.build(same)
+    if added != now:
+        warn(f"tantivy holds {added} turns, the baseline {now}: run with --phases import search")
+    out.emit("bulk_import", TANTIVY, added / seconds, "turns/s")
+    out.emit("bytes_per_turn", TANTIVY, yardstick.bytes() / added, "B")
+    return yardstick
 
 
 def _meta(args: argparse.Namespace) -> dict[str, object]:
