@@ -25,7 +25,8 @@ from history.domain import (
     Turn,
 )
 from history.home import ensure_private_dir, resolve_home
-from history.prepare import MAX_DAYS, RecordCounts, TurnFields, prepare, prepare_fields
+from history.limits import MAX_DAYS
+from history.prepare import RecordCounts, TurnFields, prepare, prepare_fields
 from history.query import terms
 from history.redaction.ids import IdMask
 from history.store import backends

@@ -25,8 +25,6 @@ MAX_TEXT_CHARS = 64_000
 MAX_WORK_CHARS = 16_000
 MAX_PATHS = 1_000
 MAX_PATH_CHARS = 1_000
-# A century: further back than any turn, and still a datetime Python can subtract.
-MAX_DAYS = 36_500
 # Past the cut, the text a rule may still need to see a secret whole (a value is at most 500
 # characters, a URL's password about 1,000).
 REDACTION_MARGIN = 2_000

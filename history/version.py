@@ -1,17 +1,12 @@
-"""The installed distribution's version: what `recall --version`, the MCP server and the HTTP
-service's schema report."""
+"""The package's version: what `recall --version`, the MCP server and the HTTP service's schema
+report, and the distribution's own (pyproject.toml reads it from here). Reading the installed
+distribution's metadata instead would cost `recall --version` more than the rest of its
+start-up."""
 
 from __future__ import annotations
 
-from functools import cache
-from importlib.metadata import PackageNotFoundError, version
-
-DISTRIBUTION = "recall-history"
+VERSION = "0.1.0"
 
 
-@cache
 def package_version() -> str:
-    try:
-        return version(DISTRIBUTION)
-    except PackageNotFoundError:  # run from a source tree that was never installed
-        return "0+unknown"
+    return VERSION

@@ -17,7 +17,15 @@ from history.importers.aider import WATCH_REQUEST
 from history.importers.base import is_tainting_tool
 from history.importers.shell import shell_facts
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+# The shared corpus sits beside the repository (or beside the folder of its worktrees).
+CORPUS = next(
+    (
+        up / "shared" / "corpus"
+        for up in Path(__file__).resolve().parents[1:4]
+        if (up / "shared" / "corpus").is_dir()
+    ),
+    Path(__file__).resolve().parents[2] / "shared" / "corpus",
+)
 FIXTURES = Path(__file__).parent / "fixtures" / "importers"
 needs_corpus = pytest.mark.skipif(
     not CORPUS.is_dir(), reason="shared/corpus is not beside the repo"
@@ -35,12 +43,16 @@ needs_corpus = pytest.mark.skipif(
 #   "> Processing your request..." watch-files requests, 3 of which are followed by their own
 #   `####` block (already counted) = 38.
 # - aider zen-mcp-server: all 8 inputs are /add and /copy-context commands = 0.
+# - claude-code entireio 37: 4 typed user lines - 1 "[Request interrupted by user for tool use]"
+#   = 3; entireio 44: 1 typed user line.
 CORPUS_TURNS = [
     ("claude-code", "claude-code/reliability-coverage-test-fix.jsonl", 1),
     ("claude-code", "claude-code/episodic-memory-tiny.jsonl", 2),
     ("claude-code", "claude-code/codemie-hello-files.jsonl", 3),
     ("claude-code", "claude-code/codemie-cli-spec.jsonl", 1),
     ("claude-code", "claude-code/codemie-cli-spec.subagent-a485154.jsonl", 0),
+    ("claude-code", "claude-code/entireio-cli--37-995ebed6e4-3-full.jsonl", 3),
+    ("claude-code", "claude-code/entireio-cli--44-54089969c1-0-full.jsonl", 1),
     ("codex", "codex/codemie-exec-repo-summary.jsonl", 1),
     ("codex", "codex/codemie-tui-compact-threshold.jsonl", 2),
     ("aider", "aider/afi-core.aider.chat.history.md", 28),
@@ -105,7 +117,9 @@ def test_claude_code_corpus_turns() -> None:
     assert first.asked_at == as_utc("2025-12-10T19:37:45.343+00:00")
     assert first.files == first.edited == ("hello.py", "hello.md", "hello.js")
     assert first.tools == ("Write",)
-    assert first.answered.startswith("Done! I've created three files:")
+    # The whole answer: what it said before its tool calls, then after them.
+    assert first.answered.startswith("I'll create three simple files: hello.py, hello.md")
+    assert "\n\nDone! I've created three files:" in first.answered
     assert (second.files, second.edited, second.tools) == (
         ("hello.py",),
         ("hello.py",),
@@ -120,13 +134,14 @@ def test_claude_code_corpus_turns() -> None:
     assert fix.tools == ("Glob", "Read", "Edit", "Bash")
     assert fix.files == ("src/math_utils.py", "tests/test_math_utils.py", ".gitignore")
     assert fix.edited == fix.files
-    assert fix.answered.startswith("The `.gitignore` was already committed")
+    assert "The `.gitignore` was already committed" in fix.answered
+    assert fix.answered.startswith("I'll start by exploring the codebase")
 
     (spec,) = read("claude-code", CORPUS / "claude-code/codemie-cli-spec.jsonl").turns
     assert spec.tools == ("Task", "Bash", "Read", "Glob", "Write")
     assert spec.edited == ("SPEC-NEW-CLI-COMMANDS.md",)
     assert spec.files[0] == "src/cli/index.ts"
-    assert spec.answered.startswith("## Summary")
+    assert "\n\n## Summary" in spec.answered
 
     tiny = read("claude-code", CORPUS / "claude-code/episodic-memory-tiny.jsonl").turns
     assert tiny[1].asked == "What's the right way to fix the instructions?"
@@ -163,7 +178,10 @@ def test_codex_corpus_turns() -> None:
     )
     assert "src/utils/config.ts" in update.files  # `sed -n '1,240p' src/utils/config.ts`
     assert update.tainted  # web_search_call
-    assert update.answered.startswith("Implemented the default context compaction setting")
+    assert update.answered.startswith("Using `superpowers:brainstorming` briefly")
+    assert "\n\nImplemented the default context compaction setting" in update.answered
+    # Each text arrives twice (a response_item message and an agent_message event): kept once.
+    assert update.answered.count("The RED check failed exactly because") == 1
 
 
 @needs_corpus
@@ -177,7 +195,9 @@ def test_aider_corpus_turns() -> None:
     assert scripts.files == ("init_repo.sh", "sync-afi.sh", "aider-afi.sh")
     assert scripts.edited == ("aider-afi.sh", "sync-afi.sh")
     assert scripts.tools == ("edit", "shell")
-    assert scripts.answered.startswith("To implement the `sync-afi` and `aider-afi` commands")
+    # The reply before aider added the files, then the one after: one answer.
+    assert scripts.answered.startswith("Please add the following files to the chat if you want")
+    assert "\n\nTo implement the `sync-afi` and `aider-afi` commands" in scripts.answered
     index = next(turn for turn in afi if turn.asked == "> schemas/index.ts")
     assert index.tools == ("/add", "/ls", "edit")  # /grep and /view were invalid commands
     assert "validators/PoIValidator.ts" in index.files  # brought in by the /add before it
@@ -206,7 +226,7 @@ def test_claude_code_edge_cases() -> None:
     assert not any("port" in problem for problem in report.problems)
     port, notes, bump = report.turns
     assert port.turn_id == "claude-code:s-edge:u1"
-    assert port.answered == "The port is 8080."
+    assert port.answered == "Reading it.\n\nThe port is 8080."  # never the sub-agent's words
     assert port.files == ("conf/app.toml",)
     assert port.tools == ("Read", "WebFetch")  # the sidechain's fetch counts for the turn
     assert port.tainted
@@ -242,7 +262,7 @@ def test_codex_edge_cases() -> None:
     assert health.files == ("src/handler.py", "src/new.py", "src/old.py", "src/gone.py")
     assert health.edited == ("src/new.py", "src/old.py", "src/gone.py")
     assert health.tainted  # curl in exec_command
-    assert health.answered == "Fixed the handler."
+    assert health.answered == "Working on it.\n\nFixed the handler."  # the event repeats it
     assert test.edited == ("tests/test_handler.py",)
     assert test.tools == ("apply_patch", "web_search")
     assert test.tainted
@@ -257,7 +277,12 @@ def test_aider_edge_cases() -> None:
     assert loop.files == ("NOTES.md", "src/app.py", "src/util.py")
     assert loop.edited == ("src/app.py",)
     assert loop.tools == ("/add", "edit")
-    assert loop.answered == "Thanks, the helper in src/util.py is fine as it is."
+    # The first reply, the corrected block after aider's "failed to match", and the reply after
+    # the file was added: one answer; aider's own echo of the failed block is not in it.
+    assert loop.answered.startswith("I will fix the loop bound.\n\nsrc/app.py")
+    assert "\n\nHere is the corrected block:\n\nsrc/app.py" in loop.answered
+    assert loop.answered.endswith("\n\nThanks, the helper in src/util.py is fine as it is.")
+    assert "SearchReplaceNoExactMatch" not in loop.answered
     assert upstream.asked == "/ask what changed upstream?"
     assert upstream.tools == ("/web", "shell")
     assert upstream.tainted

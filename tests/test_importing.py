@@ -18,7 +18,15 @@ from history.importers import run as importing_module
 from history.importers.claude_code import ClaudeCode
 from history.importers.run import ImportSummary, import_hook, import_transcripts
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+# The shared corpus sits beside the repository (or beside the folder of its worktrees).
+CORPUS = next(
+    (
+        up / "shared" / "corpus"
+        for up in Path(__file__).resolve().parents[1:4]
+        if (up / "shared" / "corpus").is_dir()
+    ),
+    Path(__file__).resolve().parents[2] / "shared" / "corpus",
+)
 FIXTURES = Path(__file__).parent / "fixtures" / "importers"
 CLAUDE = FORMATS["claude-code"]
 ALL = list(FORMATS.values())
@@ -128,13 +136,13 @@ def test_auto_on_one_folder_reads_each_file_once_with_its_own_format(index: Hist
 @needs_corpus
 def test_the_whole_corpus_lands_and_a_reimport_is_a_noop(index: HistoryIndex) -> None:
     first = import_transcripts(index, ALL, CORPUS)
-    assert (first.files, first.unreadable, first.skipped, first.problems) == (10, 0, 0, [])
-    assert counts(first) == (76, 0, 0, 0, 0) and index.count() == 76
+    assert (first.files, first.unreadable, first.skipped, first.problems) == (12, 0, 0, [])
+    assert counts(first) == (80, 0, 0, 0, 0) and index.count() == 80
     assert all(stored(index, turn) for turn in corpus_turns())
     [hit] = index.search("multiply_numbers", project="/tmp/tmpw6sk2trg")
     assert "src/math_utils.py" in hit.edited and {"Edit", "Bash"} <= set(hit.tools)
     again = import_transcripts(index, ALL, CORPUS)
-    assert counts(again) == (0, 0, 76, 0, 0) and index.count() == 76
+    assert counts(again) == (0, 0, 80, 0, 0) and index.count() == 80
 
 
 def test_a_reimport_is_a_noop_and_a_grown_file_adds_only_its_new_turns(

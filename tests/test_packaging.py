@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import tomllib
 from fnmatch import fnmatch
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -36,6 +36,17 @@ def test_the_page_s_static_files_are_package_data() -> None:
         "package-data"
     ]["history.web"]
     static = ROOT / "history" / "web"
-    files = [str(path.relative_to(static)) for path in (static / "static").iterdir()]
+    files = [
+        str(path.relative_to(static)) for path in (static / "static").rglob("*") if path.is_file()
+    ]
     assert {"static/index.html", "static/app.js", "static/app.css"} <= set(files)
-    assert all(any(fnmatch(name, pattern) for pattern in patterns) for name in files)
+    assert {"static/vendor/marked.umd.js", "static/vendor/purify.min.js"} <= set(files)
+    assert {"static/vendor/marked.LICENSE", "static/vendor/dompurify.LICENSE"} <= set(files)
+    assert all(any(_glob_matches(name, pattern) for pattern in patterns) for name in files)
+
+
+def _glob_matches(name: str, pattern: str) -> bool:
+    """As setuptools' package-data globs match: a `*` never crosses a `/` (so `static/*` does not
+    carry `static/vendor/`)."""
+    names, patterns = PurePosixPath(name).parts, PurePosixPath(pattern).parts
+    return len(names) == len(patterns) and all(map(fnmatch, names, patterns))

@@ -37,15 +37,21 @@ def test_the_page_and_its_files_are_served_from_the_package(client: TestClient) 
     policy = page.headers["content-security-policy"]
     assert "default-src 'none'" in policy and "connect-src 'self'" in policy
     assert page_data(page.text)["messages"] == MESSAGES
-    for name, kind in (("app.js", "text/javascript"), ("app.css", "text/css")):
+    for name, kind in (
+        ("app.js", "text/javascript"),
+        ("app.css", "text/css"),
+        ("markdown.js", "text/javascript"),
+        ("vendor/marked.umd.js", "text/javascript"),
+        ("vendor/purify.min.js", "text/javascript"),
+    ):
         asset = client.get(f"/page/{name}")
         assert asset.status_code == 200 and asset.headers["content-type"].startswith(kind)
-        assert asset.text == STATIC.joinpath(name).read_text("utf-8")
+        assert asset.text == STATIC.joinpath(*name.split("/")).read_text("utf-8")
     assert "/" not in client.get("/openapi.json").json()["paths"]
 
 
 def test_no_file_of_the_page_names_another_address() -> None:
-    for name in ("index.html", "app.js", "app.css"):
+    for name in ("index.html", "app.js", "app.css", "markdown.js"):  # vendor/: names in comments
         text = STATIC.joinpath(name).read_text("utf-8")
         assert not re.search(r"(https?:)?//[\w.-]+\.\w+|@import|url\(", text), name
 

@@ -38,10 +38,9 @@ from history.api.models import (
 from history.domain import READ_ONLY
 from history.i18n import N_
 from history.index import HistoryIndex
-from history.prepare import MAX_DAYS
+from history.limits import MAX_DAYS, MAX_K
 from history.query import terms
 from history.store.sqlite.damaged import copies_kept
-from history.tools.recall_history import MAX_K
 from history.version import package_version
 from history.web import page
 

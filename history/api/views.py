@@ -19,8 +19,8 @@ from history.api.models import ErrorOut, Id, TurnOut, Workspace
 from history.domain import ConversationSummary, ProjectSummary
 from history.i18n import N_
 from history.index import HistoryIndex
+from history.limits import MAX_DAYS
 from history.paging import BAD_CURSOR
-from history.prepare import MAX_DAYS
 
 NO_TURN = N_("no turn has this id (it may have been forgotten)")
 NO_CONVERSATION = N_("no conversation has this id (it may have been forgotten)")

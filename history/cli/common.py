@@ -5,15 +5,16 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from typing import TypeAlias
+from typing import TYPE_CHECKING, TypeAlias
 
 from history.cli.language import _, messages
 from history.home import database_path
-from history.index import HistoryIndex, history_for
-from history.store.backends import configured_url
-from history.store.postgres.engine import display_url
-from history.store.sqlite.damaged import forget_note
-from history.tools.recall_history import MAX_K
+from history.limits import MAX_K
+
+# The index and its storage are imported by the commands that open one, when they do: a
+# command's start-up pays for what it uses (history/cli/__init__.py).
+if TYPE_CHECKING:
+    from history.index import HistoryIndex
 
 OK, NOTHING, USAGE = 0, 1, 2
 # An unexpected error: one line on stderr, the details in <home>/recall.log (cli/failure.py).
@@ -64,6 +65,9 @@ def top_k(text: str) -> int:
 
 def unreachable(args: argparse.Namespace, error: Exception) -> str:
     """One sentence for a database that could not be reached or read: where, and why."""
+    from history.store.backends import configured_url
+    from history.store.postgres.engine import display_url
+
     url = configured_url(args.database_url)
     where = display_url(url) if url else str(database_path(args.home))
     cause = str(getattr(error, "orig", None) or error).strip().splitlines()
@@ -76,6 +80,8 @@ def unreachable(args: argparse.Namespace, error: Exception) -> str:
 
 
 def open_index(args: argparse.Namespace) -> HistoryIndex:
+    from history.index import history_for
+
     return history_for(args.home, args.database_url)
 
 
@@ -86,6 +92,9 @@ def noting_damaged_copies(
     (history/store/sqlite/damaged.py): they may still hold what it forgot."""
 
     def run(args: argparse.Namespace) -> int:
+        from history.store.backends import configured_url
+        from history.store.sqlite.damaged import forget_note
+
         code = command(args)
         if code in (OK, NOTHING) and configured_url(args.database_url) is None:
             note = forget_note(database_path(args.home), args.session is None, messages())

@@ -17,7 +17,6 @@ from pathlib import Path
 
 from history.cli.language import _
 from history.home import ensure_private_dir, resolve_home
-from history.redact import redact
 
 LOG_NAME = "recall.log"
 LOG_BYTES = 1_000_000
@@ -33,6 +32,8 @@ def reason(error: BaseException) -> str:
     else:
         text = str(source).strip().splitlines()[0] if str(source).strip() else ""
     try:
+        from history.redact import redact
+
         text = redact(text)[:REASON_CHARS]
     except Exception:  # a redactor that fails shows nothing of the text
         text = ""
@@ -102,3 +103,21 @@ def report(command: str, error: BaseException, home: str | None) -> None:
             reason=reason(error),
         )
     print(line, file=sys.stderr)
+
+
+def database_trouble(error: Exception) -> tuple[str, str] | None:
+    """("unreachable", "") for a database server that could not be reached (or its driver is
+    missing), ("damaged", reason) for a damaged file, None for any other error. SQLAlchemy is
+    consulted only once something imported it: before that, no error can be one of its."""
+    if "sqlalchemy" not in sys.modules:
+        return None
+    from sqlalchemy.exc import DatabaseError, OperationalError
+
+    from history.store.postgres.engine import DriverMissing
+    from history.store.sqlite.doctor import damage_reason, is_damage
+
+    if isinstance(error, (OperationalError, DriverMissing)):
+        return ("unreachable", "")
+    if isinstance(error, DatabaseError) and is_damage(error):
+        return ("damaged", damage_reason(error))
+    return None

@@ -14,8 +14,9 @@ from dataclasses import asdict
 
 from history.cli.common import NOTHING, OK, USAGE, Commands, open_index, positive, top_k
 from history.cli.language import _, ngettext, number
+from history.limits import MAX_K
 from history.tools.arguments import BadArgument
-from history.tools.recall_history import MAX_K, RecallHistoryTool
+from history.tools.recall_history import RecallHistoryTool
 
 
 class TerminalSearch(RecallHistoryTool):

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import logging
+import os
 import sys
 
 from history.cli.common import OK, USAGE, Commands, port_number, positive, seconds
@@ -34,7 +36,13 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     from history.mcp_server import main
 
     main(args.project, args.home, args.database_url, args.language)
-    return OK
+    # The client has gone and the index is closed: end the process now. Tearing down the
+    # interpreter that loaded the MCP SDK took 0.8 s more, during which an agent that restarts
+    # its servers waits (tests/test_cold_start.py).
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(OK)
 
 
 def register(commands: Commands, common: argparse.ArgumentParser) -> None:

@@ -13,6 +13,10 @@ Aider logs no per-message times: every turn carries its session's start time, re
 importing machine's local time. The project is the directory holding the history file.
 files: SEARCH/REPLACE targets, files added to the chat, `> Running` shell commands' paths;
 edited: files in `Applied edit to` lines and paths edited by shell commands.
+The answer is every reply of the turn, in order (a reply after aider's own output continues
+it). The work: the commands aider ran (`> Running`, `!` and `/run`), aider's error lines (model
+and API errors, edits that failed to match; aider logs no command output), and each
+SEARCH/REPLACE block's REPLACE lines as an edit of its file.
 """
 
 from __future__ import annotations
@@ -23,7 +27,14 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
-from history.importers.base import ReadReport, TranscriptFormat, TurnDraft, file_time, open_lines
+from history.importers.base import (
+    ReadReport,
+    TranscriptFormat,
+    TurnDraft,
+    file_time,
+    open_lines,
+    relativize,
+)
 
 HISTORY_NAME = ".aider.chat.history.md"
 WATCH_REQUEST = "(a request written as an AI comment in a watched file)"
@@ -36,6 +47,10 @@ APPLIED = re.compile(r"^Applied edit to (.+)$")
 RUNNING = re.compile(r"^Running (.+)$")
 ADD_ASKED = re.compile(r"^Add file to the chat\? .*\]: (.*)$")
 FAILED = re.compile(r"SEARCH/REPLACE blocks? failed to match")
+ERROR = re.compile(
+    r"^(?:[\w.]*(?:Error|Exception)\b|Traceback \(most recent call last\))"
+    r"|failed to match|did not conform to the edit format|: file not found error$"
+)
 # Lines closing aider's multi-line "failed to match" message, which has no "> " prefix.
 ECHO_TAIL = ("The SEARCH section must", "# The other", "Don't re-send", "Just reply with fixed")
 
@@ -75,6 +90,8 @@ class _Reader:
         self.after_tool = self.continued = self.thinking = False
         self.asked_file = ""
         self.recent_adds: list[str] = []
+        self.block: str | None = None  # the file of the SEARCH/REPLACE block being read
+        self.replacing: list[str] | None = None  # its REPLACE lines so far
 
     def draft(self, turn_id: str, asked: str) -> TurnDraft:
         return TurnDraft(turn_id, self.session_id, self.project, asked, self.started)
@@ -108,7 +125,7 @@ class _Reader:
             self.echo = "tail" if line.startswith(ECHO_TAIL[0]) else "body"
         elif self.echo == "tail" and (not line or line.startswith((*ECHO_TAIL, "## Search"))):
             self.echo = "body" if line.startswith("## Search") else "tail"
-        elif self.continued and line:
+        elif self.continued and line and not self.echo:
             pass  # aider prefixes only the first line of a multi-line message with "> "
         else:
             self.echo, self.continued = "", False
@@ -157,6 +174,7 @@ class _Reader:
             self.current.say("\n".join(self.reply))
             self.report.turns.append(self.current.finish())
         self.current, self.reply, self.after_tool, self.thinking = None, [], False, False
+        self.block = self.replacing = None
 
     def flush_adds(self) -> None:
         for path in self.recent_adds:
@@ -167,6 +185,8 @@ class _Reader:
         target = self.current or self.pending
         self.after_tool = self.continued = True
         self.echo = "body" if FAILED.search(text) else ""
+        if ERROR.search(text):
+            target.failed(text)
         if text == PROCESSING:
             self.open_turn(WATCH_REQUEST)
         elif match := ADDED.match(text):
@@ -191,10 +211,25 @@ class _Reader:
         if line == "<<<<<<< SEARCH":
             name = self.before[0] if self.before[1].startswith("```") else self.before[1]
             name = name.strip().strip("`*:#").strip()
+            self.block, self.replacing = None, None
             if name and not any(char.isspace() for char in name):
                 self.current.touch(name)
                 self.current.use_tool("edit")
+                self.block = name
+        elif self.block is not None:
+            self.block_line(line, self.current)
         if line and self.after_tool:
-            self.reply, self.after_tool = [], False  # a reply after aider's output is a new one
+            self.current.say("\n".join(self.reply))  # a reply after aider's output goes on
+            self.reply, self.after_tool = [], False
         if line or self.reply:
             self.reply.append(line)
+
+    def block_line(self, line: str, turn: TurnDraft) -> None:
+        """A line inside a SEARCH/REPLACE block: the REPLACE part is the edit's added text."""
+        if self.replacing is None:
+            self.replacing = [] if line == "=======" else None
+        elif line.startswith(">>>>>>> REPLACE") and self.block is not None:
+            turn.work.edit(relativize(self.block, self.project), self.replacing)
+            self.block = self.replacing = None
+        else:
+            self.replacing.append(line)

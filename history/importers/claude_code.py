@@ -6,8 +6,13 @@ A prompt is a `user` line typed by the person, or a prompt they queued while Cla
 (sub-agent) lines, slash-command and local-command wrappers, `!` shell-mode echoes, and
 interruption markers. Work that follows a non-prompt stays with the turn before it.
 
-Sub-agents: their tool calls, files and taint count toward the turn that launched them, both
-when their lines sit inline (`isSidechain`) and when they live in `<session>/subagents/
+The answer is every assistant text of the turn, in order. The work: each Bash command; each
+tool result marked `is_error` (or a Bash result that was `interrupted`), its first lines; and
+each Edit / MultiEdit (`new_string`), Write (`content`) and NotebookEdit (`new_source`) with the
+text it wrote.
+
+Sub-agents: their tool calls, work, files and taint count toward the turn that launched them,
+both when their lines sit inline (`isSidechain`) and when they live in `<session>/subagents/
 agent-<id>.jsonl` or `agent-<id>.jsonl` beside the session. Their text is never the answer.
 `discover` skips sub-agent files, which hold no prompts.
 """
@@ -48,6 +53,7 @@ NOT_PROMPTS = (
 # fmt: on
 EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
 AGENT_ID = re.compile(r"[\w-]{1,64}")
+ERROR_TAGS = re.compile(r"</?tool_use_error>")
 
 
 def _blocks(line: dict[str, Any]) -> list[dict[str, Any]]:
@@ -58,6 +64,32 @@ def _blocks(line: dict[str, Any]) -> list[dict[str, Any]]:
     if isinstance(content, list):
         return [block for block in content if isinstance(block, dict)]
     return []
+
+
+def _result_text(content: object) -> str:
+    """A tool_result's content as text: a string, or the text of its blocks."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            str(part["text"])
+            for part in content
+            if isinstance(part, dict) and isinstance(part.get("text"), str)
+        )
+    return ""
+
+
+def _written(name: str, tool_input: dict[str, Any]) -> str | None:
+    """The text an edit tool wrote, when its input says (None: it names no text)."""
+    if name == "MultiEdit" and isinstance(tool_input.get("edits"), list):
+        return "\n".join(
+            str(edit["new_string"])
+            for edit in tool_input["edits"]
+            if isinstance(edit, dict) and isinstance(edit.get("new_string"), str)
+        )
+    key = {"Edit": "new_string", "Write": "content", "NotebookEdit": "new_source"}.get(name)
+    value = tool_input.get(key) if key else None
+    return value if isinstance(value, str) else None
 
 
 class ClaudeCode(TranscriptFormat):
@@ -108,6 +140,7 @@ class _Reader(DraftReader):
     def user(self, line: dict[str, Any]) -> None:
         blocks = _blocks(line)
         if any(block.get("type") == "tool_result" for block in blocks):
+            self.tool_results(line, blocks)
             result = line.get("toolUseResult")
             if isinstance(result, dict) and not line.get("isSidechain"):
                 self.merge_subagent(result.get("agentId"))
@@ -123,6 +156,20 @@ class _Reader(DraftReader):
         has_image = any(block.get("type") == "image" for block in blocks)
         if (asked or has_image) and not asked.startswith(NOT_PROMPTS):
             self.start(line, asked)
+
+    def tool_results(self, line: dict[str, Any], blocks: list[dict[str, Any]]) -> None:
+        """Failed tool results join the work: `is_error`, or a Bash run that was interrupted."""
+        if self.current is None:
+            return
+        result = line.get("toolUseResult")
+        for block in blocks:
+            if block.get("type") != "tool_result":
+                continue
+            if block.get("is_error") is True:
+                self.current.failed(ERROR_TAGS.sub("", _result_text(block.get("content"))))
+            elif isinstance(result, dict) and result.get("interrupted") is True:
+                stderr = result.get("stderr")
+                self.current.failed(stderr if isinstance(stderr, str) and stderr else "Interrupted")
 
     def attachment(self, line: dict[str, Any]) -> None:
         item = line.get("attachment")
@@ -162,8 +209,14 @@ class _Reader(DraftReader):
         if not isinstance(tool_input, dict):
             return
         for key in ("file_path", "notebook_path"):
-            if isinstance(tool_input.get(key), str):
-                self.current.touch(tool_input[key], edit=name in EDIT_TOOLS)
+            path = tool_input.get(key)
+            if not isinstance(path, str):
+                continue
+            written = _written(name, tool_input) if name in EDIT_TOOLS else None
+            if written is not None:
+                self.current.write_file(path, written)
+            else:
+                self.current.touch(path, edit=name in EDIT_TOOLS)
         if name == "Bash" and isinstance(tool_input.get("command"), str):
             self.current.run_shell(tool_input["command"])
 
@@ -176,8 +229,11 @@ class _Reader(DraftReader):
         for candidate in (self.path.with_suffix("") / "subagents" / name, self.path.parent / name):
             if candidate.is_file():
                 for line in json_objects(candidate, ReadReport()):
+                    blocks = _blocks(line)
                     if line.get("type") == "assistant":
-                        for block in _blocks(line):
+                        for block in blocks:
                             if block.get("type") == "tool_use":
                                 self.tool_use(block)
+                    elif line.get("type") == "user":
+                        self.tool_results(line, blocks)
                 return

@@ -3,15 +3,23 @@
 `session_meta` gives the session id and cwd. Prompts come from one source only, the
 `event_msg` of type `user_message`: it holds what the person typed, while the `user`-role
 `response_item` messages repeat it and also carry injected AGENTS.md, environment_context and
-instruction text. The answer is the last `assistant` `response_item` message of the turn.
+instruction text. The answer is every assistant text of the turn: the `assistant`
+`response_item` messages and the `agent_message` events, which repeat each other (the same text
+arriving from both, one after the other, is kept once).
 Tools come from `function_call`, `custom_tool_call`, `local_shell_call` and `web_search_call`
 items; apply_patch headers name edited files, shell commands are read by `shell_facts`.
+Work: each command, each patch's added lines, and the first lines of every exec that exited
+non-zero, read from `exec_command_end` events (`exit_code`) and from tool outputs: a JSON
+`{"output", "metadata": {"exit_code"}}` (older rollouts, which have no end events), or text that
+says `Process exited with code N` (read only in a rollout without end events: there the
+`write_stdin` that saw the process end reports it again under another call id). Once per call.
 Rollouts from before `session_meta` existed (no `payload` envelope) are not read.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,6 +39,31 @@ from history.importers.base import (
 KNOWN_TYPES = frozenset({"session_meta", "turn_context", "response_item", "event_msg", "compacted"})
 SHELL_TOOLS = frozenset({"shell", "exec_command", "local_shell", "shell_command", "container.exec"})
 INJECTED = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions")
+EXIT_TEXT = re.compile(r"^(?:Process exited with code|Exit code:) (-?\d+)\s*$", re.MULTILINE)
+OUTPUT_TEXT = re.compile(r"^Output:\n", re.MULTILINE)
+
+
+def _exit_failure(output: object) -> tuple[int, str, bool] | None:
+    """A tool output's non-zero exit code, what it printed, and whether it said so in text
+    rather than JSON; None when it did not fail."""
+    if not isinstance(output, str):
+        return None
+    try:
+        parsed = json.loads(output) if output.startswith("{") else None
+    except ValueError:
+        parsed = None
+    if isinstance(parsed, dict):
+        metadata = parsed.get("metadata")
+        code = metadata.get("exit_code") if isinstance(metadata, dict) else None
+        printed = parsed.get("output")
+        if isinstance(code, int) and code != 0:
+            return code, printed if isinstance(printed, str) else "", False
+        return None
+    match = EXIT_TEXT.search(output)
+    if match is None or int(match.group(1)) == 0:
+        return None
+    body = OUTPUT_TEXT.search(output, match.end())
+    return int(match.group(1)), output[body.end() :] if body else "", True
 
 
 def _command_text(arguments: dict[str, Any]) -> str:
@@ -65,6 +98,9 @@ class _Reader(DraftReader):
         self.project = ""
         self.meta_seen = False
         self.prompts = 0
+        self.failed_calls: set[str] = set()
+        self.exec_ends = False  # the rollout records exec_command_end events
+        self.last_said = ("", "")  # (where from, text) of the turn's latest answer text
 
     def run(self) -> ReadReport:
         unknown = 0
@@ -78,6 +114,8 @@ class _Reader(DraftReader):
                 self.meta(payload)
             elif kind == "event_msg" and payload.get("type") == "user_message":
                 self.prompt(payload, line.get("timestamp"))
+            elif kind == "event_msg" and self.current is not None:
+                self.event(payload, self.current)
             elif kind == "response_item" and self.current is not None:
                 self.item(payload, self.current)
         self.count_unknown(unknown)
@@ -104,6 +142,7 @@ class _Reader(DraftReader):
         if text.startswith(INJECTED) or not (text or payload.get("images")):
             return
         self.close()
+        self.last_said = ("", "")
         self.current = TurnDraft(
             turn_id=f"codex:{self.session_id}:{self.prompts}",
             session_id=self.session_id,
@@ -124,8 +163,11 @@ class _Reader(DraftReader):
                 for part in parts
                 if isinstance(part, dict) and isinstance(part.get("text"), str)
             )
-            if text.strip():
-                turn.say(text)
+            self.say("item", text, turn)
+        elif kind in ("function_call_output", "custom_tool_call_output"):
+            failure = _exit_failure(payload.get("output"))
+            if failure is not None and not (failure[2] and self.exec_ends):
+                self.exec_failed(payload.get("call_id"), failure[0], failure[1], turn)
         elif kind == "web_search_call":
             turn.use_tool("web_search")
         elif kind == "local_shell_call":
@@ -141,6 +183,37 @@ class _Reader(DraftReader):
         elif kind == "function_call" and isinstance(name, str):
             turn.use_tool(name)
             self.function_call(name, payload.get("arguments"), turn)
+
+    def event(self, payload: dict[str, Any], turn: TurnDraft) -> None:
+        kind = payload.get("type")
+        if kind == "agent_message" and isinstance(payload.get("message"), str):
+            self.say("event", payload["message"], turn)
+        elif kind == "exec_command_end":
+            self.exec_ends = True
+            code = payload.get("exit_code")
+            if isinstance(code, int) and code != 0:
+                printed = payload.get("aggregated_output") or payload.get("stderr")
+                self.exec_failed(
+                    payload.get("call_id"), code, printed if isinstance(printed, str) else "", turn
+                )
+
+    def say(self, source: str, text: str, turn: TurnDraft) -> None:
+        text = text.strip()
+        if not text:
+            return
+        said_from, said = self.last_said
+        if text == said and source != said_from:  # the other record of the text just kept
+            self.last_said = ("", "")
+            return
+        turn.say(text)
+        self.last_said = (source, text)
+
+    def exec_failed(self, call_id: object, code: int, printed: str, turn: TurnDraft) -> None:
+        if isinstance(call_id, str) and call_id:
+            if call_id in self.failed_calls:
+                return
+            self.failed_calls.add(call_id)
+        turn.failed(printed if printed.strip() else f"exit code {code}")
 
     def function_call(self, name: str, raw: object, turn: TurnDraft) -> None:
         try:

@@ -20,6 +20,7 @@ from history.importers import FORMATS, ImportedTurn, ReadReport, TranscriptForma
 from history.importers.base import json_objects
 from history.importers.claude_code import KNOWN_TYPES as CLAUDE_TYPES
 from history.importers.codex import KNOWN_TYPES as CODEX_TYPES
+from history.importers.whole import join_answers
 from history.index import HistoryIndex
 from history.prepare import RecordCounts
 
@@ -285,13 +286,16 @@ def import_hook(index: HistoryIndex, stdin_text: str) -> ImportSummary | None:
 
 def _hook_turns(hook: dict[str, Any], turns: list[ImportedTurn]) -> list[ImportedTurn]:
     """The hook's facts fill gaps: its cwd for a turn with no project, and on Stop its
-    `last_assistant_message` as the last turn's answer (Stop may fire before the transcript
-    holds that message; the next import reads it from the file)."""
+    `last_assistant_message` as the last text of the last turn's answer when the transcript
+    does not hold it yet (Stop may fire before the file has that message). The transcript's
+    whole answer stays, so a later import of the grown file gives the same answer."""
     cwd = hook.get("cwd")
     if isinstance(cwd, str) and cwd:
         turns = [turn if turn.project else replace(turn, project=cwd) for turn in turns]
     last, session = hook.get("last_assistant_message"), hook.get("session_id")
     stop = hook.get("hook_event_name") == "Stop" and isinstance(last, str) and last.strip()
     if stop and turns and session in (None, turns[-1].session_id):
-        turns[-1] = replace(turns[-1], answered=str(last).strip())
+        said, text = turns[-1].answered, str(last).strip()
+        if text not in said:
+            turns[-1] = replace(turns[-1], answered=join_answers([said, text]))
     return turns

@@ -15,7 +15,7 @@ The work is one entry a line, in the order the turn did it, in a form `edits` re
 Bounds: a command at most COMMAND_CHARS (its lines joined), a failure its first FAILURE_LINES
 non-blank lines of at most LINE_CHARS each, an edit its first EDIT_LINES added lines of at most
 LINE_CHARS each; the whole log at most WORK_CHARS, later entries dropped with a last line that
-says how many.
+says how many. A failure logged twice in a row (one exec reported by two records) is kept once.
 """
 
 from __future__ import annotations
@@ -79,8 +79,10 @@ class WorkLog:
 
     def failed(self, output: str) -> None:
         lines = [_clip(line.strip(), LINE_CHARS) for line in _lines(output)][:FAILURE_LINES]
-        if lines:
-            self.entries.append("\n".join(FAILED + line for line in lines))
+        entry = "\n".join(FAILED + line for line in lines)
+        # One failure reported twice in a row (Codex logs an exec's end and its output) is one.
+        if entry and not (self.entries and self.entries[-1] == entry):
+            self.entries.append(entry)
 
     def edit(self, path: str, added: str | Sequence[str] = ()) -> None:
         """`added`: the text the edit wrote (a new file's content, a replacement), or its lines."""

@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from history.i18n import N_
+from history.limits import MAX_DAYS, MAX_K
 from history.query import terms
 from history.tools.arguments import BadArgument, shown, whole
 from history.tools.spec import IndexTool, read_only_annotations
@@ -22,8 +23,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 NAME = "recall_history"
-MAX_K = 10
-MAX_DAYS = 36_500
 MAX_FETCH = 160  # turns read to find k that did not themselves quote recall_history
 OUTPUT_LIMIT = 4_000  # characters, whatever k is and however long the stored turns are
 DAYS_HINT = N_("a positive whole number of days (e.g. 14), or left out to search all history")

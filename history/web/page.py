@@ -20,7 +20,14 @@ from fastapi.responses import HTMLResponse, Response
 from history.i18n import from_accept_language, supported
 from history.web.messages import messages
 
-ASSETS = {"app.js": "text/javascript; charset=utf-8", "app.css": "text/css; charset=utf-8"}
+SCRIPT, STYLE = "text/javascript; charset=utf-8", "text/css; charset=utf-8"
+ASSETS = {
+    "app.js": SCRIPT,
+    "app.css": STYLE,
+    "markdown.js": SCRIPT,
+    "vendor/marked.umd.js": SCRIPT,
+    "vendor/purify.min.js": SCRIPT,
+}
 PAGE_PATHS = frozenset({"/", *(f"/page/{name}" for name in ASSETS)})
 # The picker names each language of history.i18n.LANGUAGES in itself (docs/glossary.toml's names).
 LANGUAGE_NAMES = {
@@ -48,7 +55,7 @@ DATA_SLOT = "<!--page-data-->"
 
 @cache
 def _asset(name: str) -> str:
-    return resources.files("history.web").joinpath("static", name).read_text("utf-8")
+    return resources.files("history.web").joinpath("static", *name.split("/")).read_text("utf-8")
 
 
 def choose_language(requested: str | None, accept_language: str | None) -> str:

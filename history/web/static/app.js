@@ -163,7 +163,7 @@ function cjkSpans(word, terms) {
 }
 
 // `text` with the words the search matched inside <mark>, built as nodes (never as HTML).
-function marked(text, terms) {
+function withMarks(text, terms) {
   const fragment = document.createDocumentFragment();
   let done = 0;
   if (terms.length) {
@@ -214,12 +214,18 @@ function filesOf(turn) {
   return [fileLine(t("edited"), "edited", edited), fileLine(t("read"), "read", read)];
 }
 
+// "Turn: {id}" with the whole id in an element of its own, selected whole by one click.
+function turnId(id) {
+  const [before, after = ""] = t("turn_id").split("{id}");
+  return element("span", "turn-id", before, element("code", "", id), after);
+}
+
 function taintLine(turn) {
   return turn.tainted ? element("p", "taint", `⚠ ${t("tainted")}`) : null;
 }
 
 function excerpt(label, text, terms, className) {
-  return element("p", `excerpt ${className}`, element("b", "", label), marked(text, terms));
+  return element("p", `excerpt ${className}`, element("b", "", label), withMarks(text, terms));
 }
 
 function clip(text, width) {
@@ -248,6 +254,7 @@ function hitCard(hit, state, terms) {
     when(hit.asked_at),
     state.project ? null : element("span", "project", t("project", { project: hit.project })),
     element("span", "conversation-id", t("conversation", { id: hit.session_id })),
+    turnId(hit.turn_id),
   );
   const link = openLink(
     { ...state, open: hit.session_id, turn: hit.turn_id },
@@ -378,6 +385,11 @@ async function termsFor(q) {
   return termsOf.get(q);
 }
 
+function workOf(turn, terms) {
+  const work = renderWork(turn.work, terms, (path) => relativeTo(turn.project, path));
+  return work ? [element("b", "", t("work")), work] : [];
+}
+
 function turnItem(turn, terms, isHit) {
   const item = element(
     "li",
@@ -387,12 +399,14 @@ function turnItem(turn, terms, isHit) {
       "meta",
       when(turn.asked_at),
       isHit ? element("strong", "found", t("found_turn")) : null,
+      turnId(turn.turn_id),
     ),
     taintLine(turn),
     element("b", "", t("asked")),
-    element("pre", "asked", marked(turn.asked, terms)),
+    element("pre", "asked", withMarks(turn.asked, terms)),
     element("b", "", t("answered")),
-    element("pre", "answered", marked(turn.answered, terms)),
+    renderAnswer(turn.answered, terms),
+    ...workOf(turn, terms),
     ...filesOf(turn),
   );
   item.dataset.turn = turn.turn_id;

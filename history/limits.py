@@ -1,0 +1,10 @@
+"""The bounds every face applies to what it is asked: one place, so the CLI, the tool, the HTTP
+service and the MCP server refuse the same things."""
+
+from __future__ import annotations
+
+# How many hits one search returns at most.
+MAX_K = 10
+# How far back `days` may reach: a century, further back than any turn, and still a datetime
+# Python can subtract.
+MAX_DAYS = 36_500

@@ -1,0 +1,161 @@
+"""What a new `recall` process loads before it answers: each command imports only what it uses.
+
+A hook runs once per agent turn and an agent may search at every step, so start-up is paid far
+more often than anything else (bench/startup.py measures it). These tests pin the import graph,
+not a clock: a module a command does not need must not be imported by it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from history import HistoryIndex
+
+# What none of the short commands needs: the service, the MCP SDK, the migrations' engine.
+SERVICE = ("fastapi", "starlette", "uvicorn", "pydantic", "mcp", "alembic", "history.api")
+STORAGE = ("sqlalchemy", "history.index", "history.store", "history.redaction")
+
+DRIVER = """
+import json, sys
+from history.cli import main
+try:
+    code = main(sys.argv[2:])
+finally:
+    with open(sys.argv[1], "w") as out:
+        json.dump(sorted(sys.modules), out)
+"""
+
+
+def loaded(tmp_path: Path, *args: str, stdin: str = "") -> set[str]:
+    """The modules a `recall ARGS` process holds when it is done."""
+    listing = tmp_path / "modules.json"
+    env = {**os.environ, "RECALL_HOME": str(tmp_path / "home")}
+    subprocess.run(
+        [sys.executable, "-c", DRIVER, str(listing), *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    return set(json.loads(listing.read_text()))
+
+
+def under(modules: set[str], packages: tuple[str, ...]) -> list[str]:
+    return sorted(m for m in modules if any(m == p or m.startswith(p + ".") for p in packages))
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    index = HistoryIndex.open(tmp_path / "home" / "history.db")
+    index.record(
+        turn_id="t1",
+        session_id="s1",
+        project=str(tmp_path),
+        asked="how should the login function hash passwords",
+        answered="with argon2id",
+        asked_at=datetime.now(UTC),
+    )
+    index.close()
+    return tmp_path
+
+
+def test_version_imports_neither_the_index_nor_the_service(home: Path) -> None:
+    modules = loaded(home, "--version")
+    assert under(modules, SERVICE + STORAGE + ("history.importers", "rich")) == []
+    assert "importlib.metadata" not in modules
+
+
+def test_search_imports_the_index_and_not_the_service_or_the_importers(home: Path) -> None:
+    modules = loaded(home, "search", "login", "--everywhere")
+    assert "history.index" in modules  # it did search
+    assert under(modules, (*SERVICE, "history.importers", "rich")) == []
+
+
+def test_hook_imports_neither_the_service_nor_the_migrations(home: Path) -> None:
+    transcript = home / "session.jsonl"
+    line = {
+        "type": "user",
+        "sessionId": "s2",
+        "uuid": "u1",
+        "cwd": str(home),
+        "timestamp": "2026-01-01T00:00:00Z",
+        "message": {"role": "user", "content": "hash the passwords"},
+    }
+    transcript.write_text(json.dumps(line) + "\n")
+    hook = json.dumps({"transcript_path": str(transcript), "hook_event_name": "Stop"})
+    modules = loaded(home, "hook", "claude-code", stdin=hook)
+    assert "history.importers.claude_code" in modules  # it did import the turn
+    assert under(modules, (*SERVICE, "rich")) == []
+
+
+def test_a_command_that_names_no_command_still_lists_every_command(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from history.cli import COMMAND_MODULES, main
+
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    shown = capsys.readouterr().out
+    assert all(name in shown for name in COMMAND_MODULES)
+
+
+def test_every_registered_command_is_mapped_to_its_module() -> None:
+    """A command added to a module but not to COMMAND_MODULES would be unreachable."""
+    import argparse
+
+    from history.cli import COMMAND_MODULES, command_modules
+
+    for name, module_name in COMMAND_MODULES.items():
+        parser = argparse.ArgumentParser()
+        commands = parser.add_subparsers()
+        for module in command_modules(name):
+            assert module.__name__ == f"history.cli.{module_name}"
+            module.register(commands, argparse.ArgumentParser(add_help=False))
+        assert name in commands.choices
+    every = argparse.ArgumentParser().add_subparsers()
+    for module in command_modules(None):
+        module.register(every, argparse.ArgumentParser(add_help=False))
+    assert set(every.choices) == set(COMMAND_MODULES)
+
+
+def test_the_mcp_server_exits_within_a_second_of_its_client_closing_stdin(home: Path) -> None:
+    env = {**os.environ, "RECALL_HOME": str(home / "home")}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "history.cli", "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
+    assert server.stdin is not None and server.stdout is not None
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "test", "version": "0"},
+        },
+    }
+    server.stdin.write((json.dumps(initialize) + "\n").encode())
+    server.stdin.flush()
+    assert json.loads(server.stdout.readline())["id"] == 1  # it is serving
+    closed = time.monotonic()
+    server.stdin.close()
+    try:
+        server.wait(timeout=10)
+    finally:
+        server.kill()
+    assert time.monotonic() - closed < 1.0
+    assert server.returncode == 0
