@@ -36,6 +36,7 @@ COMMAND_MODULES = {
     "show": "views",
     "sessions": "views",
     "projects": "views",
+    "blame": "blame",
 }
 # The options before a command that take a value (the common ones).
 VALUE_OPTIONS = frozenset({"--home", "--database-url", "--language"})
