@@ -28,7 +28,6 @@ from typing import TYPE_CHECKING, Literal
 from history import blame_git, blame_paths
 from history.blame_paths import Target
 from history.domain import Turn
-from history.importers.whole import LINE_CHARS, edits
 
 if TYPE_CHECKING:
     from history.index import HistoryIndex
@@ -127,6 +126,10 @@ def _recorded(
 
 
 def _added(turn: Turn, names: set[str]) -> tuple[str, ...]:
+    # Imported when a blame runs: every tool's import (a `recall search`) would load the
+    # importers otherwise (tests/test_cold_start.py).
+    from history.importers.whole import edits
+
     lines: list[str] = []
     for edit in edits(turn.work):
         if blame_paths.recorded_as(edit.path, turn.project) in names:
@@ -136,6 +139,8 @@ def _added(turn: Turn, names: set[str]) -> tuple[str, ...]:
 
 def _same_text(line: str, added: str) -> bool:
     """`added` (as the work log holds it: clipped at LINE_CHARS) is `line`, both trimmed."""
+    from history.importers.whole import LINE_CHARS
+
     wanted, held = line.strip(), added.strip()
     if len(added) >= LINE_CHARS and added.endswith("…"):
         return bool(held[:-1]) and wanted.startswith(held[:-1].rstrip())
