@@ -64,7 +64,6 @@ def router(index: HistoryIndex, route_class: type[APIRoute]) -> APIRouter:
     @files.get(
         "/api/code/files",
         response_model=FileOut,
-        response_model_exclude_none=True,
         responses={
             400: _error(f"{RELATIVE_NEEDS_PROJECT}, or {BAD_RANGE}"),
             404: _error(UNREADABLE),
