@@ -30,7 +30,8 @@ from history.prepare import RecordCounts, TurnFields, prepare, prepare_fields
 from history.query import terms
 from history.redaction.ids import IdMask
 from history.retention import RetentionPolicy
-from history.store import backends
+from history.store import backends, file_turns
+from history.store.file_turns import Candidate
 from history.store.repository import TurnRepository
 from history.store.sqlite import engine as sqlite_db
 from history.upkeep import Upkeep
@@ -457,6 +458,18 @@ class HistoryIndex:
     def projects(self) -> list[ProjectSummary]:
         """Every project with turns recorded, the one with the latest turn first."""
         return self._repository.projects()
+
+    def file_candidates(self, path: str, project: str | None) -> list[Candidate]:
+        """The turns (of `project`, or of every one) whose recorded files may name `path`, by
+        its words (history/store/file_turns.py), newest first: history.blame keeps the exact."""
+        if self._engine is None:
+            return []
+        scope = self._ids.project(project) if project is not None else None
+        return file_turns.candidates(self._engine, self.backend, self.full_text, path, scope)
+
+    def turns_by_row(self, ids: Sequence[int]) -> dict[int, Turn]:
+        """The whole turns of the rows `file_candidates` gave (a forgotten one is not there)."""
+        return {} if self._engine is None else file_turns.turns_by_id(self._engine, ids)
 
     def _upkeep_step(self, pages: int) -> bool:
         """A step of a forget's owed work (any process's), else merge some of the full-text

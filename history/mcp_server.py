@@ -1,5 +1,5 @@
-"""`recall mcp`: the recall_history and recall_turn tools on a stdio MCP server, both
-read-only.
+"""`recall mcp`: the recall_history, recall_turn and recall_file tools on a stdio MCP server,
+all read-only.
 
 The SDK's low-level server (mcp 2.x), so the server advertises what it serves and nothing
 else: tools, under the package's name and version (no prompts, no resources, no list
@@ -30,6 +30,7 @@ from mcp_types import (
 
 from history.i18n import LANGUAGE_HELP, N_, Messages, from_environment
 from history.index import history_for
+from history.tools.recall_file import RecallFileTool
 from history.tools.recall_history import RecallHistoryTool
 from history.tools.recall_turn import RecallTurnTool
 from history.tools.spec import AgentTool
@@ -39,7 +40,8 @@ NAME = "recall-history"
 INSTRUCTIONS = N_(
     "recall_history searches this project's earlier coding turns (asked, answered, files read "
     "and edited), including turns trimmed out of the conversation; recall_turn reads one of the "
-    "turns it found in full, with the turns around it. Read-only."
+    "turns it found in full, with the turns around it; recall_file tells what earlier turns did "
+    "to a file, or which turn wrote a line of it, and why. Read-only."
 )
 
 
@@ -97,14 +99,19 @@ def main(
     database_url: str | None = None,
     language: str | None = None,
 ) -> None:
-    """Serve recall_history and recall_turn on stdio over `<home>/history.db` ($RECALL_HOME or
-    ~/.recall), or over the PostgreSQL database at `database_url` ($RECALL_DATABASE_URL), in
-    `language` (else $RECALL_LANGUAGE, else the locale's, else English)."""
+    """Serve recall_history, recall_turn and recall_file on stdio over `<home>/history.db`
+    ($RECALL_HOME or ~/.recall), or over the PostgreSQL database at `database_url`
+    ($RECALL_DATABASE_URL), in `language` (else $RECALL_LANGUAGE, else the locale's, else
+    English)."""
     index = history_for(home, database_url)
     here = project or os.getcwd()
     spoken = language or from_environment()
     try:
-        tools = [RecallHistoryTool(index, here, spoken), RecallTurnTool(index, here, spoken)]
+        tools = [
+            RecallHistoryTool(index, here, spoken),
+            RecallTurnTool(index, here, spoken),
+            RecallFileTool(index, here, spoken),
+        ]
         server = build_server(tools, spoken)
         anyio.run(serve_stdio, server)
     finally:
@@ -114,7 +121,7 @@ def main(
 def _parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m history.mcp_server",
-        description="recall_history and recall_turn over MCP on stdio",
+        description="recall_history, recall_turn and recall_file over MCP on stdio",
     )
     parser.add_argument("--project", help="workspace path (default: the current directory)")
     parser.add_argument("--home", help="index home (default: $RECALL_HOME or ~/.recall)")

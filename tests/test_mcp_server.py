@@ -79,7 +79,7 @@ def test_an_agent_lists_both_tools_calls_them_and_gets_errors_as_tool_errors(
     turn_tool = RecallTurnTool(index, project)
     try:
         listed = {listed.name: listed for listed in seen["tools"]}
-        assert listed.keys() == {"recall_history", "recall_turn"}
+        assert listed.keys() == {"recall_history", "recall_turn", "recall_file"}
         for served in (tool, turn_tool):
             assert listed[served.name].description == served.description
             assert listed[served.name].input_schema == served.parameters

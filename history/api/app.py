@@ -19,7 +19,7 @@ from fastapi.security import HTTPBearer
 from fastapi_offline import FastAPIOffline
 from starlette.convertors import PathConvertor, register_url_convertor
 
-from history.api import views
+from history.api import files, views
 from history.api.access_log import AccessLog
 from history.api.auth import TokenGate
 from history.api.languages import http_error, language_of, say_language, translated
@@ -171,6 +171,7 @@ def router(index: HistoryIndex, token: str | None = None) -> APIRouter:
         return HealthOut(ok=True, full_text=index.full_text, turns=index.count())
 
     guarded.include_router(views.router(index, bounded_route(token)))
+    guarded.include_router(files.router(index, bounded_route(token)))
     api.include_router(guarded, responses=down)
     return api
 

@@ -38,6 +38,7 @@ COMMAND_MODULES = {
     "sessions": "views",
     "projects": "views",
     "watch": "watch",
+    "blame": "blame",
 }
 # The options before a command that take a value (the common ones).
 VALUE_OPTIONS = frozenset({"--home", "--database-url", "--language"})
