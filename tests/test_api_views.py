@@ -62,6 +62,7 @@ def test_a_turn_is_the_stored_redacted_turn_whole(client: TestClient, index: His
         "asked": "deploy with [redacted:github-token]",
         "files": ["src/auth.py", "src/login.py"],
         "asked_at": body["asked_at"],
+        "work": "",
     }
     assert datetime.fromisoformat(body["asked_at"]) == when
 

@@ -139,7 +139,7 @@ def test_a_damaged_copy_is_named_until_deleted(
     db = filled_home(tmp_path)
     db.write_bytes(b"SQLite format 3\x00" + os.urandom(db.stat().st_size - 16))
     code, out, err = run(tmp_path, capsys, "stats")  # opening moves it aside
-    assert code == 0 and "turns:     0" in out
+    assert code == 0 and "turns:      0" in out
     (copy,) = tmp_path.glob("history.db.corrupt-*[0-9]Z")
     assert f"1 damaged copy in the home may still hold forgotten or lost turns ({copy.name})" in out
 

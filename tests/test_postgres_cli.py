@@ -50,7 +50,7 @@ def test_the_environment_names_the_database_and_the_home_file_is_untouched(
     monkeypatch.setenv("RECALL_HOME", str(tmp_path / "home"))
     assert main(["stats"]) == 0
     out = capsys.readouterr().out
-    assert "turns:     3 in 2 conversations" in out
+    assert "turns:      3 in 2 conversations" in out
     assert "PostgreSQL tsvector full text" in out and url.split("@")[1] in out
     assert main(["migrate"]) == 0
     assert "is at the latest schema (PostgreSQL tsvector full text)" in capsys.readouterr().out
