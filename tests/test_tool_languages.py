@@ -206,7 +206,7 @@ def test_recall_mcp_language_serves_the_tools_in_that_language(tmp_path: Path) -
 
     anyio.run(talk)
     by_name = {tool.name: tool for tool in seen["tools"]}
-    assert set(by_name) == {"recall_history", "recall_turn"}
+    assert set(by_name) == {"recall_history", "recall_turn", "recall_file"}
     assert "会話" in (by_name["recall_history"].description or "")
     assert by_name["recall_turn"].title == "ターンを呼び出す"
     assert list(by_name["recall_history"].input_schema["properties"]) == [
