@@ -206,8 +206,7 @@ def measure(engine: str, corpus: Path | None, hostile_limit: float) -> dict[str,
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.redaction", description=__doc__)
     parser.add_argument("--engine", choices=sorted(ENGINES), default="recall")
-    places = [ROOT.parent / "shared" / "corpus", ROOT.parent.parent / "shared" / "corpus"]
-    corpus = next((place for place in places if place.is_dir()), places[0])
+    corpus = ROOT / "tests" / "fixtures" / "corpus"
     parser.add_argument("--corpus", type=Path, default=corpus, help="the transcript corpus")
     parser.add_argument("--hostile-limit", type=float, default=10.0)
     args = parser.parse_args(argv)

@@ -24,13 +24,10 @@ from history.domain import Turn
 from history.function_words import FUNCTION_WORDS
 from history.query import words
 from history.tools.recall_turn import RecallTurnTool
+from tests.corpus import CORPUS
 
-# Beside the repository's clone, or beside the folder of its worktrees.
-_PLACES = [Path(__file__).resolve().parents[n] / "shared" / "corpus" for n in (2, 3)]
-CORPUS = next((place for place in _PLACES if place.is_dir()), _PLACES[0])
 AGENTS = ("claude-code", "codex", "aider")
 PRINTED = re.compile(r"^\[\d+\] .*? · turn (.+?) · conversation ", re.MULTILINE)
-pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="shared/corpus is not beside the repo")
 
 
 def recall(capsys: pytest.CaptureFixture[str], home: Path, *args: str) -> tuple[int, str]:

@@ -16,20 +16,9 @@ from history.importers import FORMATS, TAINTING_TOOLS, ImportedTurn, ReadReport,
 from history.importers.aider import WATCH_REQUEST
 from history.importers.base import is_tainting_tool
 from history.importers.shell import shell_facts
+from tests.corpus import CORPUS
 
-# The shared corpus sits beside the repository (or beside the folder of its worktrees).
-CORPUS = next(
-    (
-        up / "shared" / "corpus"
-        for up in Path(__file__).resolve().parents[1:4]
-        if (up / "shared" / "corpus").is_dir()
-    ),
-    Path(__file__).resolve().parents[2] / "shared" / "corpus",
-)
 FIXTURES = Path(__file__).parent / "fixtures" / "importers"
-needs_corpus = pytest.mark.skipif(
-    not CORPUS.is_dir(), reason="shared/corpus is not beside the repo"
-)
 
 # Real prompts per corpus file, counted by reading each file (not by running the parser):
 # - claude-code: user lines whose content is a plain string or text, minus isMeta "Stop hook
@@ -86,7 +75,6 @@ def check_invariants(turns: list[ImportedTurn]) -> None:
         assert turn.asked_at.tzinfo is UTC
 
 
-@needs_corpus
 @pytest.mark.parametrize(("fmt", "name", "expected"), CORPUS_TURNS)
 def test_corpus_files_give_one_turn_per_real_prompt(fmt: str, name: str, expected: int) -> None:
     started = time.perf_counter()
@@ -99,7 +87,6 @@ def test_corpus_files_give_one_turn_per_real_prompt(fmt: str, name: str, expecte
     assert report == read(fmt, CORPUS / name), "parsing the same file twice gives the same turns"
 
 
-@needs_corpus
 def test_discover_finds_every_corpus_file_once() -> None:
     found = {fmt: list(FORMATS[fmt].discover(CORPUS / fmt)) for fmt in FORMATS}
     assert sorted(str(p.relative_to(CORPUS)) for ps in found.values() for p in ps) == sorted(
@@ -108,7 +95,6 @@ def test_discover_finds_every_corpus_file_once() -> None:
     assert found["aider"] == sorted(found["aider"])
 
 
-@needs_corpus
 def test_claude_code_corpus_turns() -> None:
     hello = read("claude-code", CORPUS / "claude-code/codemie-hello-files.jsonl").turns
     assert [turn.asked for turn in hello] == [
@@ -156,7 +142,6 @@ def test_claude_code_corpus_turns() -> None:
     assert not tiny[1].tainted
 
 
-@needs_corpus
 def test_codex_corpus_turns() -> None:
     (summary,) = read("codex", CORPUS / "codex/codemie-exec-repo-summary.jsonl").turns
     assert summary.turn_id == "codex:019b7f94-51b4-7593-922e-ba12b5b73b52:0"
@@ -191,7 +176,6 @@ def test_codex_corpus_turns() -> None:
     assert update.answered.count("The RED check failed exactly because") == 1
 
 
-@needs_corpus
 def test_aider_corpus_turns() -> None:
     afi = read("aider", CORPUS / "aider/afi-core.aider.chat.history.md").turns
     assert afi[0].asked.startswith("add a comment at the top of schemas/pipeline_config_schema.ts")

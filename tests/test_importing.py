@@ -17,22 +17,11 @@ from history.importers import FORMATS, ImportedTurn, ReadReport
 from history.importers import run as importing_module
 from history.importers.claude_code import ClaudeCode
 from history.importers.run import ImportSummary, import_hook, import_transcripts
+from tests.corpus import CORPUS
 
-# The shared corpus sits beside the repository (or beside the folder of its worktrees).
-CORPUS = next(
-    (
-        up / "shared" / "corpus"
-        for up in Path(__file__).resolve().parents[1:4]
-        if (up / "shared" / "corpus").is_dir()
-    ),
-    Path(__file__).resolve().parents[2] / "shared" / "corpus",
-)
 FIXTURES = Path(__file__).parent / "fixtures" / "importers"
 CLAUDE = FORMATS["claude-code"]
 ALL = list(FORMATS.values())
-needs_corpus = pytest.mark.skipif(
-    not CORPUS.is_dir(), reason="shared/corpus is not beside the repo"
-)
 
 
 def prompt(n: int, text: str, session: str = "s-grow") -> dict[str, Any]:
@@ -136,7 +125,6 @@ def test_auto_on_one_folder_reads_each_file_once_with_its_own_format(index: Hist
     assert index.count() == 36
 
 
-@needs_corpus
 def test_the_whole_corpus_lands_and_a_reimport_is_a_noop(index: HistoryIndex) -> None:
     first = import_transcripts(index, ALL, CORPUS)
     assert (first.files, first.unreadable, first.skipped, first.problems) == (14, 0, 0, [])

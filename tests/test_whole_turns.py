@@ -28,22 +28,11 @@ from history.importers.whole import (
     patch_additions,
 )
 from history.prepare import MAX_TEXT_CHARS
-
-CORPUS = next(
-    (
-        up / "shared" / "corpus"
-        for up in Path(__file__).resolve().parents[1:4]
-        if (up / "shared" / "corpus").is_dir()
-    ),
-    Path(__file__).resolve().parents[2] / "shared" / "corpus",
-)
-needs_corpus = pytest.mark.skipif(
-    not CORPUS.is_dir(), reason="shared/corpus is not beside the repo"
-)
+from tests.corpus import CORPUS
 
 
 def corpus_files(fmt: str) -> list[Path]:
-    return list(FORMATS[fmt].discover(CORPUS / fmt)) if CORPUS.is_dir() else []
+    return list(FORMATS[fmt].discover(CORPUS / fmt))
 
 
 def lines_of(path: Path) -> Iterator[dict[str, Any]]:
@@ -135,7 +124,6 @@ def several_texts(fmt: str) -> list[tuple[Path, ImportedTurn, list[str]]]:
     return found
 
 
-@needs_corpus
 @pytest.mark.parametrize("fmt", sorted(TEXTS))
 def test_a_turns_first_text_is_in_its_answer_and_finds_it(fmt: str, tmp_path: Path) -> None:
     turns = several_texts(fmt)
@@ -153,7 +141,6 @@ def test_a_turns_first_text_is_in_its_answer_and_finds_it(fmt: str, tmp_path: Pa
     index.close()
 
 
-@needs_corpus
 def test_the_multiply_sessions_first_words_find_it(tmp_path: Path) -> None:
     index = HistoryIndex.open(tmp_path / "h.db")
     path = CORPUS / "claude-code/reliability-coverage-test-fix.jsonl"
@@ -167,7 +154,6 @@ def work_of(fmt: str, name: str, number: int = 0) -> str:
     return FORMATS[fmt].read(CORPUS / name).turns[number].work
 
 
-@needs_corpus
 def test_claude_codes_work_commands_edits_and_failures() -> None:
     work = work_of("claude-code", "claude-code/reliability-coverage-test-fix.jsonl").splitlines()
     assert "$ python -m pytest tests/test_math_utils.py -v" in work
@@ -187,7 +173,6 @@ def test_claude_codes_work_commands_edits_and_failures() -> None:
     assert "! The user doesn't want to proceed with this tool use." in rejected
 
 
-@needs_corpus
 def test_claude_codes_sub_agent_work_folds_into_its_turn_and_its_text_never_answers(
     tmp_path: Path,
 ) -> None:
@@ -206,7 +191,6 @@ def test_claude_codes_sub_agent_work_folds_into_its_turn_and_its_text_never_answ
     assert turn.answered == alone.answered
 
 
-@needs_corpus
 def test_codexs_work_commands_patches_and_failed_execs() -> None:
     summary = work_of("codex", "codex/codemie-exec-repo-summary.jsonl").splitlines()
     assert summary == ["$ ls", "$ rg --files -g 'AGENTS.md'", "$ sed -n '1,160p' README.md"]
@@ -221,7 +205,6 @@ def test_codexs_work_commands_patches_and_failed_execs() -> None:
     assert work.count("! exit code 1") == 2  # two `rg` runs that found nothing
 
 
-@needs_corpus
 def test_aiders_work_commands_replace_lines_and_errors() -> None:
     afi = FORMATS["aider"].read(CORPUS / "aider/afi-core.aider.chat.history.md").turns
     scripts = next(turn for turn in afi if turn.asked == "sync-afi\naider-afi")
@@ -246,7 +229,6 @@ def test_aiders_work_commands_replace_lines_and_errors() -> None:
     assert any(e.path.startswith("packages/module/es/src/") for t in mono for e in edits(t.work))
 
 
-@needs_corpus
 @pytest.mark.parametrize("fmt", sorted(TEXTS))
 def test_a_reimport_gives_identical_turns(fmt: str, tmp_path: Path) -> None:
     for path in corpus_files(fmt):

@@ -30,11 +30,8 @@ class TurnLengths:
 
 
 def shared_corpus() -> Path:
-    here = Path(__file__).resolve()
-    for up in here.parents:
-        if (up / "shared" / "corpus").is_dir():
-            return up / "shared" / "corpus"
-    return here.parents[3] / "shared" / "corpus"
+    """The real sessions the repository keeps for its tests (tests/fixtures/corpus)."""
+    return Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "corpus"
 
 
 def measure(corpus: Path) -> list[dict[str, object]]:
