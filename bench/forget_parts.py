@@ -56,7 +56,8 @@ def timed(owner: Any, name: str, kind: str, timings: Timings) -> None:
 
 def recall_parts(db: Path, project: str) -> None:
     from history import HistoryIndex
-    from history.store.sqlite import forgetting, writers, zeroing
+    from history.store.sqlite.forgetting import steps as forgetting
+    from history.store.sqlite.forgetting import writers, zeroing
 
     index = HistoryIndex.open(db)
     index.tidy()

@@ -10,9 +10,9 @@ from pathlib import Path
 from sqlalchemy import text
 
 from history import HistoryIndex
-from history.store.sqlite import writers
 from history.store.sqlite.engine import create_sqlite_engine, database_url, writer
-from history.store.sqlite.writers import WaitingWriters
+from history.store.sqlite.forgetting import writers
+from history.store.sqlite.forgetting.writers import WaitingWriters
 
 
 def test_a_writer_in_its_transaction_is_seen_and_waited_for_until_it_commits(

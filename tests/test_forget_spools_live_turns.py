@@ -15,7 +15,7 @@ from history import HistoryIndex
 from history.prepare import prepare
 from history.store.sqlite import engine as sqlite_db
 from history.store.sqlite.engine import create_sqlite_engine, database_url, writer
-from history.store.sqlite.forgetting import SqliteScrub
+from history.store.sqlite.forgetting.steps import SqliteScrub
 from history.store.sqlite.repository import SqliteTurnRepository
 from tests.cli_runs import recall
 from tests.test_forgotten_means_gone import CANARY, assert_gone, fill

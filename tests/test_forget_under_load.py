@@ -19,7 +19,7 @@ import pytest
 from history import HistoryIndex
 from history.importers.base import ImportedTurn
 from history.store.sqlite import engine as sqlite_db
-from history.store.sqlite.forgetting import SqliteScrub
+from history.store.sqlite.forgetting.steps import SqliteScrub
 from tests.serving import RECALL, recall_serve
 from tests.test_forgotten_means_gone import CANARY, file_bytes, fill, scrubbed_soon
 

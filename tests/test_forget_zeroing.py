@@ -10,7 +10,7 @@ import pytest
 
 from history import HistoryIndex
 from history.store.sqlite import engine as sqlite_db
-from history.store.sqlite import zeroing
+from history.store.sqlite.forgetting import zeroing
 from tests.test_forget_under_load import canary_left
 from tests.test_forgotten_means_gone import CANARY, fill, scrubbed_soon
 

@@ -12,7 +12,7 @@ from history.domain import NewTurn
 from history.retention import RetentionPolicy
 from history.store import retention as stored_retention
 from history.store.models import Turn
-from history.store.sqlite.spool import Spool, spool_file
+from history.store.sqlite.forgetting.spool import Spool, spool_file
 
 
 @dataclass(frozen=True)

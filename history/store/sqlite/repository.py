@@ -20,18 +20,19 @@ from history.store.owed import ScrubState
 from history.store.rows import chunks as _chunks
 from history.store.rows import scope as _scope
 from history.store.sql_repository import SqlTurnRepository
-from history.store.sqlite import best_turns, blanking, fts, rank_extension, summaries
+from history.store.sqlite import best_turns, fts, rank_extension, summaries
 from history.store.sqlite.engine import (
     lock_waited_out,
     no_autocheckpoint,
     sqlite_path,
     writer,
 )
-from history.store.sqlite.forgetting import SqliteScrub
+from history.store.sqlite.forgetting import blanking
+from history.store.sqlite.forgetting.spool import SPOOL_AFTER_MS, Spool
+from history.store.sqlite.forgetting.steps import SqliteScrub
+from history.store.sqlite.forgetting.writers import WaitingWriters
 from history.store.sqlite.fts_search import FtsSearch
 from history.store.sqlite.like_search import search_like
-from history.store.sqlite.spool import SPOOL_AFTER_MS, Spool
-from history.store.sqlite.writers import WaitingWriters
 
 # A forget of more turns than this deletes them in batches (forgetting.py); fewer go in one
 # transaction, FTS5's secure-delete scrubbing each row (a few ms a row).

@@ -25,9 +25,10 @@ from sqlalchemy import Connection, Engine, text
 
 from history.store import owed
 from history.store.owed import ScrubState
-from history.store.sqlite import blanking, fts, zeroing
-from history.store.sqlite.spool import Spool
-from history.store.sqlite.writers import WaitingWriters
+from history.store.sqlite import fts
+from history.store.sqlite.forgetting import blanking, zeroing
+from history.store.sqlite.forgetting.spool import Spool
+from history.store.sqlite.forgetting.writers import WaitingWriters
 
 # What one step may hold the write lock for. A record arriving during a step waits for the rest
 # of it: writers of this package announce themselves (writers.py), and between two steps the
