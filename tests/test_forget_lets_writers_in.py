@@ -1,5 +1,5 @@
 """A large forget sees the writers waiting on the lock and lets them in between its steps,
-instead of pausing blindly after every step (history/store/sqlite/writers.py)."""
+instead of pausing blindly after every step (history/store/sqlite/forgetting/writers.py)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """A live record never waits for a forget's step: past 40 ms it spools its turn beside the
-database (history/store/sqlite/spool.py), and the turn moves in between two steps. The spool
-obeys forgetting, and a spooled turn outlives the process that spooled it."""
+database (history/store/sqlite/forgetting/spool.py), and the turn moves in between two steps.
+The spool obeys forgetting, and a spooled turn outlives the process that spooled it."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """A large forget's index rewrite frees pages without zeroing them, then zeroes the free list
-(history/store/sqlite/zeroing.py): cut short there, the next process finishes it, and no
+(history/store/sqlite/forgetting/zeroing.py): cut short there, the next process finishes it, and no
 forgotten word is left on a free page."""
 
 from __future__ import annotations
