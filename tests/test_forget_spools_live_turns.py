@@ -18,6 +18,7 @@ from history.store.sqlite.engine import create_sqlite_engine, database_url, writ
 from history.store.sqlite.forgetting.steps import SqliteScrub
 from history.store.sqlite.repository import SqliteTurnRepository
 from tests.cli_runs import recall
+from tests.engines import engine_of
 from tests.test_forgotten_means_gone import CANARY, assert_gone, fill
 
 # What one step of the forget holds the lock for here: a merge step reaching a word that is in
@@ -148,7 +149,7 @@ def test_spooled_turns_outlive_their_process_and_the_next_one_moves_them_in(
     index = HistoryIndex.open(db)
     spool_directly(index, "kept", "s")
     index._upkeep.close()
-    index._engine.dispose()  # type: ignore[union-attr]  # the process dies here
+    engine_of(index).dispose()  # the process dies here
     code, out, _ = recall(capsys, "--home", str(tmp_path), "stats", "--json")
     assert code == 0 and json.loads(out)["spooled"] == 1
     later = HistoryIndex.open(db)

@@ -18,6 +18,7 @@ from history.cli import main
 from history.index import AmbiguousTurnId
 from history.tools.recall_history import RecallHistoryTool
 from history.tools.recall_turn import RecallTurnTool
+from tests.engines import engine_of
 
 pytestmark = pytest.mark.both_backends
 
@@ -89,10 +90,9 @@ def test_an_ambiguous_start_names_the_first_ten_candidates_and_counts_them(
 def test_a_turn_a_forget_is_still_deleting_is_never_opened_by_its_start(
     claude: HistoryIndex,
 ) -> None:
-    if claude.backend != "sqlite":
+    if engine_of(claude).dialect.name != "sqlite":
         pytest.skip("PostgreSQL deletes a forgotten conversation's turns in one transaction")
-    assert claude.engine is not None
-    with claude.engine.begin() as conn:  # a forget cut short: its work is owed
+    with engine_of(claude).begin() as conn:  # a forget cut short: its work is owed
         conn.exec_driver_sql(
             "INSERT INTO forget_work (session_id, project, owed_at) VALUES (?, NULL, ?)",
             (SESSION, NOW.isoformat()),

@@ -41,7 +41,6 @@ from history.i18n import N_
 from history.index import HistoryIndex
 from history.limits import MAX_DAYS, MAX_K
 from history.query import MAX_QUERY_WORDS, dropped_words, terms
-from history.store.sqlite.damaged import copies_kept
 from history.version import package_version
 from history.web import page
 
@@ -139,7 +138,7 @@ def router(index: HistoryIndex, token: str | None = None) -> APIRouter:
         if not forgotten:
             raise HTTPException(404, ALREADY_FORGOTTEN if already else NOT_RECORDED)
         return ForgetOut(
-            ok=True, deleted=1, forgotten=forgotten, damaged_copies=copies_kept(index.engine)
+            ok=True, deleted=1, forgotten=forgotten, damaged_copies=_copies_kept(index)
         )
 
     @guarded.delete(
@@ -163,7 +162,7 @@ def router(index: HistoryIndex, token: str | None = None) -> APIRouter:
             ok=True,
             deleted=sessions,
             forgotten=forgotten,
-            damaged_copies=copies_kept(index.engine),
+            damaged_copies=_copies_kept(index),
         )
 
     @api.get("/healthz", response_model=HealthOut, summary="Liveness, backend and size")
@@ -174,6 +173,12 @@ def router(index: HistoryIndex, token: str | None = None) -> APIRouter:
     guarded.include_router(files.router(index, bounded_route(token)))
     api.include_router(guarded, responses=down)
     return api
+
+
+def _copies_kept(index: HistoryIndex) -> int | None:
+    """How many damaged copies of the file sit in the home (they may still hold what was just
+    forgotten); None when none do."""
+    return len(index.about().damaged_copies) or None
 
 
 def _clip(item: object, width: int = 120) -> str:

@@ -21,10 +21,9 @@ from uvicorn.supervisors import Multiprocess
 from history.api.app import create_app
 from history.api.connections import DeadlineH11Protocol, with_read_deadline
 from history.api.origin_guard import split_host
-from history.home import database_path
+from history.home import DATABASE_URL_VARIABLE
 from history.index import HistoryIndex, history_for
 from history.serve_settings import KEEP_ALIVE_SECONDS, LOG_LEVELS, REQUEST_READ_SECONDS
-from history.store.backends import DATABASE_URL_VARIABLE
 
 
 def is_loopback(host: str) -> bool:
@@ -104,15 +103,10 @@ class _Announcing(uvicorn.Server):
                 )
 
 
-def what_is_served(index: HistoryIndex, home: str | None, guarded: bool) -> str:
-    if index.backend == "postgresql" and index.engine is not None:
-        where = index.engine.url.render_as_string(hide_password=True)
-        backend = "PostgreSQL tsvector full text"
-    else:
-        where = str(database_path(home))
-        backend = "FTS5 full text" if index.full_text else "LIKE search (no FTS5 in this SQLite)"
+def what_is_served(index: HistoryIndex, guarded: bool) -> str:
+    about = index.about()
     token = "every request but /healthz and the page needs the token" if guarded else "no token"
-    return f"{where}, {backend}; {token}"
+    return f"{about.where}, {about.search}; {token}"
 
 
 READ_TIMEOUT_VARIABLE = "RECALL_READ_TIMEOUT"
@@ -226,7 +220,7 @@ def serve(
         )
         index = history_for(home, database_url)  # migrates once, before the workers start
         try:
-            serving = what_is_served(index, home, token is not None) + f"; {workers} workers"
+            serving = what_is_served(index, token is not None) + f"; {workers} workers"
         finally:
             index.close()
         with contextlib.suppress(KeyboardInterrupt):
@@ -246,7 +240,7 @@ def serve(
             log_level="debug" if log_level == "debug" else "warning",
             access_log=False,
         )
-        serving = what_is_served(index, home, token is not None)
+        serving = what_is_served(index, token is not None)
         _Announcing(config, serving).run()
     except KeyboardInterrupt:  # uvicorn re-raises Ctrl-C after its graceful shutdown
         pass

@@ -11,7 +11,7 @@ last turn and the row goes.
 
 from __future__ import annotations
 
-from history.store.sqlite.summaries import SUMMED_COLUMNS, TRIGGERS
+from history.store.summary_rows import SUMMED_COLUMNS, TRIGGERS
 
 
 def _same_conversation(row: str) -> str:

@@ -13,10 +13,9 @@ from history import domain
 from history.domain import NewTurn, SearchResults, UpsertCounts
 from history.paging import PageKey
 from history.store import owed, rows
-from history.store.owed import ScrubState
 from history.store.rows import scope as _scope
 from history.store.sql_repository import SqlTurnRepository
-from history.store.sqlite import best_turns, fts, rank_extension, summaries
+from history.store.sqlite import summaries
 from history.store.sqlite.engine import lock_waited_out, no_autocheckpoint, writer
 from history.store.sqlite.forgetting.forget import Forgetting
 from history.store.sqlite.forgetting.spool import SPOOL_AFTER_MS
@@ -30,11 +29,9 @@ HIDDEN_MARGIN = 40
 
 class SqliteTurnRepository(SqlTurnRepository):
     def __init__(self, engine: Engine, full_text: bool, secure_delete: bool = False) -> None:
-        super().__init__(engine, writer(engine), insert)
-        self.full_text = full_text
+        super().__init__(engine, writer(engine), insert, full_text)
         self.secure_delete = secure_delete
         self._fts = FtsSearch(engine)
-        self._best_turns = best_turns.Keeper()
         self.forgetting = Forgetting(engine, full_text, secure_delete, self._write_moved)
         self.spool = self.forgetting.spool
 
@@ -130,33 +127,6 @@ class SqliteTurnRepository(SqlTurnRepository):
         with self._writer.begin() as conn:
             rows.unforget(conn, session_ids)
             owed.drop_work(conn, session_ids)
-
-    def owes(self) -> bool:
-        return self.forgetting.owes()
-
-    def scrub(self, seconds: float | None) -> ScrubState:
-        return self.forgetting.scrub(seconds)
-
-    def purge(self) -> bool:
-        return self.scrub(None) == "done"
-
-    def merge(self, pages: int) -> bool:
-        if not self.full_text:
-            return False
-        with self._writer.begin() as conn:
-            before = conn.exec_driver_sql("SELECT total_changes()").scalar_one()
-            conn.exec_driver_sql(fts.merge_statement(pages))
-            changes = conn.exec_driver_sql("SELECT total_changes()").scalar_one() - before
-            if changes >= 2:  # FTS5's documented sign that the merge did some work
-                return True
-            # Merged: then the common words' lists, one a step (best_turns.py), where
-            # recall_best_turns is there to build them.
-            if not conn.connection.info.get(rank_extension.FUNCTION):
-                return False
-            return self._best_turns.step(conn)
-
-    def checkpoint(self) -> None:
-        self.forgetting.checkpoint()
 
     # Reading: the conversations a forget under way is still deleting are hidden already.
 

@@ -10,14 +10,13 @@ in the turns that are left, through an index (`ix_turns_session_id_asked_at`,
 
 from __future__ import annotations
 
-TRIGGERS = ("turns_summary_ai", "turns_summary_ad", "turns_summary_au")
+from history.store.summary_rows import SUMMED_COLUMNS, TRIGGERS
+
 # Since revision 0010 a bulk write (record_many) counts its new turns in once, set by set, after
 # its rows are in (`bulk_added_statements`): the insert trigger steps aside while this function,
 # registered on every connection (engine.py), says so. Per turn that is ~4 row lookups fewer.
 IN_BULK_FUNCTION = "recall_summing_in_bulk"
 LAST_ID = "SELECT coalesce(max(id), 0) FROM turns"
-# Columns of `turns` the summaries are made of; a change to any other leaves them alone.
-SUMMED_COLUMNS = ("session_id", "project", "asked_at", "tainted", "edited")
 
 
 def _same_conversation(row: str) -> str:
