@@ -17,9 +17,10 @@ from history import domain
 from history.query import words
 from history.store.models import TURN_COLUMNS, Turn
 from history.store.repository import Candidate
-from history.store.views import turn_fields
+from history.store.views import SHOWN_TURN, turn_fields
 
-_PATHS = select(Turn.id, Turn.project, Turn.asked_at, Turn.files, Turn.edited)
+# A conversation a forget is still deleting is no candidate (views.py).
+_PATHS = select(Turn.id, Turn.project, Turn.asked_at, Turn.files, Turn.edited).where(SHOWN_TURN)
 
 
 def candidates(engine: Engine, full_text: bool, path: str, project: str | None) -> list[Candidate]:
@@ -45,7 +46,7 @@ def candidates(engine: Engine, full_text: bool, path: str, project: str | None) 
     return [Candidate(*row) for row in rows]
 
 
-_BY_ID = select(*TURN_COLUMNS).where(Turn.id.in_(bindparam("ids", expanding=True)))
+_BY_ID = select(*TURN_COLUMNS).where(Turn.id.in_(bindparam("ids", expanding=True)), SHOWN_TURN)
 
 
 def turns_by_id(engine: Engine, ids: Sequence[int]) -> dict[int, domain.Turn]:

@@ -147,7 +147,7 @@ class SqlTurnRepository(TurnRepository):
         return self._views.turn(turn_id)
 
     def turn_ids_by_prefix(self, prefix: str, limit: int) -> list[str]:
-        return [turn_id for turn_id, _, _ in self._views.turns_by_prefix(prefix, limit)]
+        return self._views.turn_ids_by_prefix(prefix, limit)
 
     def conversation(self, session_id: str, around: str | None, radius: int) -> list[domain.Turn]:
         return self._views.conversation(session_id, around, radius)

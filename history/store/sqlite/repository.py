@@ -9,9 +9,7 @@ from sqlalchemy import Connection, Engine, text
 from sqlalchemy.dialects.sqlite import insert
 from sqlalchemy.exc import DBAPIError, OperationalError
 
-from history import domain
 from history.domain import NewTurn, SearchResults, UpsertCounts
-from history.paging import PageKey
 from history.store import owed, rows
 from history.store.rows import scope as _scope
 from history.store.sql_repository import SqlTurnRepository
@@ -127,34 +125,3 @@ class SqliteTurnRepository(SqlTurnRepository):
         with self._writer.begin() as conn:
             rows.unforget(conn, session_ids)
             owed.drop_work(conn, session_ids)
-
-    # Reading: the conversations a forget under way is still deleting are hidden already.
-
-    def turn(self, turn_id: str) -> domain.Turn | None:
-        found = super().turn(turn_id)
-        if found is not None and owed.hidden(self._hidden(), found.session_id, found.project):
-            return None
-        return found
-
-    def turn_ids_by_prefix(self, prefix: str, limit: int) -> list[str]:
-        hidden = self._hidden()
-        found = self._views.turns_by_prefix(prefix, limit + HIDDEN_MARGIN if hidden else limit)
-        kept = [turn_id for turn_id, s, p in found if not owed.hidden(hidden, s, p)]
-        return kept[:limit]
-
-    def conversation(self, session_id: str, around: str | None, radius: int) -> list[domain.Turn]:
-        turns = super().conversation(session_id, around, radius)
-        hidden = self._hidden() if turns else set()
-        return [turn for turn in turns if not owed.hidden(hidden, turn.session_id, turn.project)]
-
-    def conversations(
-        self, project: str | None, since: datetime | None, limit: int, before: PageKey | None
-    ) -> list[domain.ConversationSummary]:
-        found = super().conversations(project, since, limit, before)
-        hidden = self._hidden()
-        return [c for c in found if not owed.hidden(hidden, c.session_id, c.project)]
-
-    def projects(self) -> list[domain.ProjectSummary]:
-        found = super().projects()
-        hidden = {project for _, project in self._hidden() if project is not None}
-        return [p for p in found if p.project not in hidden]
