@@ -1,4 +1,5 @@
-"""`recall mcp`: the recall_history, recall_turn and recall_file tools on a stdio MCP server,
+"""`recall mcp` (history/cli/serving.py parses its options, `python -m history.mcp_server` is
+the same command): the recall_history, recall_turn and recall_file tools on a stdio MCP server,
 all read-only.
 
 The SDK's low-level server (mcp 2.x), so the server advertises what it serves and nothing
@@ -10,7 +11,6 @@ changes). Each tool validates its own arguments: the advertised `inputSchema` is
 
 from __future__ import annotations
 
-import argparse
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -28,7 +28,7 @@ from mcp_types import (
     ToolAnnotations,
 )
 
-from history.i18n import LANGUAGE_HELP, N_, Messages, from_environment
+from history.i18n import N_, Messages, from_environment
 from history.index import history_for
 from history.tools.recall_file import RecallFileTool
 from history.tools.recall_history import RecallHistoryTool
@@ -93,7 +93,7 @@ async def serve_stdio(server: Server[Any]) -> None:
         await server.run(read, write, server.create_initialization_options())
 
 
-def main(
+def serve(
     project: str | None = None,
     home: str | None = None,
     database_url: str | None = None,
@@ -117,19 +117,3 @@ def main(
     finally:
         index.close()
 
-
-def _parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        prog="python -m history.mcp_server",
-        description="recall_history, recall_turn and recall_file over MCP on stdio",
-    )
-    parser.add_argument("--project", help="workspace path (default: the current directory)")
-    parser.add_argument("--home", help="index home (default: $RECALL_HOME or ~/.recall)")
-    parser.add_argument("--database-url", help="a PostgreSQL URL (default $RECALL_DATABASE_URL)")
-    parser.add_argument("--language", help=LANGUAGE_HELP)
-    return parser.parse_args(argv)
-
-
-if __name__ == "__main__":
-    arguments = _parse()
-    main(arguments.project, arguments.home, arguments.database_url, arguments.language)

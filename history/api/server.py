@@ -1,7 +1,8 @@
 """`recall serve`: the HTTP API on uvicorn. Loopback unless a token guards it (or
 `--open-to-network-without-token` says that is meant); answering only its own names.
 
-Also `python -m history.api.serve --home H --port 8765`, the same as `recall serve`.
+`recall serve` (history/cli/serving.py) parses the options and calls `serve`;
+`python -m history.api.serve ARGS` is the same command.
 """
 
 from __future__ import annotations
@@ -208,7 +209,7 @@ def serve(
             home, database_url, token, log_level, read_timeout, allowed_hosts
         )
         config = uvicorn.Config(
-            "history.api.serve:app_from_environment",
+            "history.api.server:app_from_environment",
             factory=True,
             workers=workers,
             host=host,
@@ -247,13 +248,3 @@ def serve(
     finally:
         index.close()
 
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m history.api.serve ARGS` is `recall serve ARGS`: one parser, one set of options."""
-    from history.cli import main as recall
-
-    return recall(["serve", *(sys.argv[1:] if argv is None else argv)])
-
-
-if __name__ == "__main__":
-    sys.exit(main())
