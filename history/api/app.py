@@ -39,14 +39,14 @@ from history.api.origin_guard import OriginGuard
 from history.domain import READ_ONLY
 from history.i18n import N_
 from history.index import HistoryIndex
-from history.limits import MAX_DAYS, MAX_K
+from history.limits import MAX_DAYS, MAX_K, MAX_QUERY_CHARS
 from history.query import MAX_QUERY_WORDS, dropped_words, terms
 from history.version import package_version
 from history.web import page
 
 log = logging.getLogger(__name__)
 
-MAX_QUERY, MAX_ERRORS = 10_000, 20
+MAX_ERRORS = 20
 NO_WORDS = N_("the query has no word to search for (common words like 'the' are ignored)")
 NO_MATCH = N_("no turn matches")
 NOT_RECORDED = N_("nothing is recorded for this conversation")
@@ -104,7 +104,7 @@ def router(index: HistoryIndex, token: str | None = None) -> APIRouter:
     def search(
         request: Request,
         response: Response,
-        q: Annotated[str, Query(min_length=1, max_length=MAX_QUERY, description="words")],
+        q: Annotated[str, Query(min_length=1, max_length=MAX_QUERY_CHARS, description="words")],
         project: Annotated[Workspace | None, Query(description="omit: every project")] = None,
         days: Annotated[int | None, Query(ge=1, le=MAX_DAYS, description="last N days")] = None,
         k: Annotated[int, Query(ge=1, le=MAX_K, description="how many hits")] = 5,

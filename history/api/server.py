@@ -247,4 +247,3 @@ def serve(
         pass
     finally:
         index.close()
-

@@ -116,4 +116,3 @@ def serve(
         anyio.run(serve_stdio, server)
     finally:
         index.close()
-
