@@ -88,7 +88,7 @@ class SqliteTurnRepository(SqlTurnRepository):
             if not lock_waited_out(exc):
                 raise
         try:
-            if self.spool.add(turn, self.forgetting.forget_owed):
+            if self.forgetting.spool_turn(turn):
                 return None
         except (OSError, DBAPIError):
             pass  # no spool here (a full disk, a read-only folder): the lock is waited for

@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, delete, func, select
 from sqlalchemy.dialects.sqlite import insert
 
+from history.domain import NewTurn
 from history.store import owed, rows
 from history.store import retention as stored_retention
 from history.store.models import Conversation, ForgottenSession, Turn
@@ -108,6 +109,11 @@ class Forgetting:
         """Delete, batch after batch, what a forget or an expiry listed as owed."""
         while self.steps.delete_step():
             self.steps.between_steps()
+
+    def spool_turn(self, turn: NewTurn) -> bool:
+        """Set a live turn aside in the spool while a forget is owed (its steps hold the write
+        lock); False when none is, and the turn is to be written as usual."""
+        return self.spool.add(turn, self.forget_owed)
 
     def forget_owed(self) -> bool:
         """A forget's scrub is owed (its turns may still be deleting)."""
