@@ -118,6 +118,8 @@ def test_no_secret_reaches_the_outbox_the_wire_or_the_services_database(
         try:
             tapped = tap.url
             assert run_hook(client_home, transcript, "s1", tapped).returncode == 0
+            assert b"[redacted:github-token]" in tap.sent  # it did go through the tap
+            assert not any(secret in bytes(tap.sent) for secret in SECRETS)
             # While the service is away, the next turn waits in the outbox, redacted.
             unreachable = f"http://127.0.0.1:{free_port()}"
             again = f"postgres://ops:{DB_PASSWORD}@db2/prod"

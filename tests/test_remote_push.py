@@ -19,7 +19,7 @@ from history.remote.outbox import Outbox
 from history.remote.push import push, pushed_ledger
 from history.remote.settings import Service as Address
 from tests.cli_runs import recall
-from tests.remote_service import TOKEN, Service, running
+from tests.remote_service import TAP_HOST, TOKEN, Service, WireTap, running
 
 PROJECTS = ("/home/dev/shop", "/home/dev/blog")
 
@@ -86,11 +86,13 @@ def test_push_of_one_project_sends_only_its_turns(
 
 
 def test_a_push_cut_short_by_the_service_going_away_goes_on_where_it_stopped(
-    home: Path, service: Service, capsys: pytest.CaptureFixture[str]
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    service = Service(tmp_path / "server", None, TAP_HOST)
+    tap = WireTap(service.port)  # counts what is posted
     index = history_for(home)
-    client = Client(Address(service.url, TOKEN), timeout=5.0)
-    ledger, posted = pushed_ledger(home, service.url), [0]
+    client = Client(Address(tap.url, TOKEN), timeout=5.0)
+    ledger, posted = pushed_ledger(home, tap.url), [0]
 
     def step() -> None:
         posted[0] += 1
@@ -101,11 +103,14 @@ def test_a_push_cut_short_by_the_service_going_away_goes_on_where_it_stopped(
     first = push(index, client, IdMask(), ledger, None, step)
     assert first.stopped is not None and first.stopped.status is None
     assert (first.sent, first.unchanged, first.failed, first.left) == (9, 0, 0, 15)
+    tap.sent.clear()
     with running(service):
-        code, out, err = recall(capsys, "push", "--server", service.url)
+        code, out, err = recall(capsys, "push", "--server", tap.url)
         assert (code, err) == (0, "")
-        assert out == f"Pushed to {service.url}: 15 sent, 9 unchanged, 0 failed.\n"
+        assert out == f"Pushed to {tap.url}: 15 sent, 9 unchanged, 0 failed.\n"
         assert len(service.turns()) == 24
+    tap.close()
+    assert tap.sent.count(b"POST /api/code/turns ") == 15  # the nine sent are not sent again
 
 
 def test_a_push_to_a_service_that_is_down_says_so_and_fails(

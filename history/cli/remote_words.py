@@ -65,9 +65,9 @@ def remote_sink(
     """The sink that posts to the service named, None when none is. An address that cannot be
     used is said on stderr, and turns wait in the outbox until it is fixed. `bounded`: each
     send takes at most the hook's time; `once`: a reason to wait is said when it changes."""
-    from history.remote.client import Client
+    from history.remote.client import TIMEOUT_SECONDS, Client
     from history.remote.settings import BadAddress
-    from history.remote.sink import HOOK_SECONDS, RemoteHistory
+    from history.remote.sink import HOOK_REQUEST_SECONDS, HOOK_SECONDS, RemoteHistory
 
     try:
         service = service_of(args)
@@ -79,7 +79,8 @@ def remote_sink(
             return None
     home = resolve_home(args.home)
     ensure_private_dir(home)
-    client = Client(service) if service is not None else None
+    timeout = HOOK_REQUEST_SECONDS if bounded else TIMEOUT_SECONDS
+    client = Client(service, timeout) if service is not None else None
     teller = Teller(command, service.url if service else "", home / "outbox", once)
     return RemoteHistory(home, client, teller.tell, budget=HOOK_SECONDS if bounded else None)
 

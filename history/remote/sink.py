@@ -27,8 +27,10 @@ from history.remote.client import Answer, Client, Verdict
 from history.remote.ledger import Ledger
 from history.remote.outbox import FOLDER, Outbox
 
-HOOK_SECONDS = 10.0  # a hook spends at most this long sending; what is left waits its turn
-LOCK_WAIT_SECONDS = 5.0  # how long a hook waits for another sender to finish
+# A hook sends for at most HOOK_SECONDS (waiting for another sender included), each request
+# HOOK_REQUEST_SECONDS at most: with Python's start, under the 10 s a hook is usually given.
+HOOK_SECONDS, HOOK_REQUEST_SECONDS = 6.0, 3.0
+LOCK_WAIT_SECONDS = 2.0  # how long a sender waits for another one to finish
 LEDGER_DAYS = 90  # a conversation's ledger untouched this long is dropped (a resumed one resends)
 LEDGERS_HELD = 1_000  # ledgers a long-running watch keeps in memory
 RETRY_SECONDS = 30.0  # how often a long-running watch sends what waits in the outbox
@@ -112,9 +114,9 @@ class RemoteHistory:
                 log.warning("the outbox could not be sent: %s", type(error).__name__)
 
     def _send(self, fresh: list[tuple[bytes, str, Ledger]]) -> None:
-        self._later = None
         deadline = None if self.budget is None else time.monotonic() + self.budget
         with self._busy:
+            self._later = None
             with self.outbox.lock(self.lock_wait) as held:
                 self.outbox.sweep_drafts()
                 line_open = held and self._drain(deadline)
@@ -132,9 +134,9 @@ class RemoteHistory:
                 with self.outbox.lock(0) as free:
                     if free:
                         self._drain(deadline)
-        if self._later is not None:
-            waiting = len(self.outbox.waiting())
-            self.heard(Note(NoteKind.WAITING, self._later, count=waiting))
+            if self._later is not None:
+                waiting = len(self.outbox.waiting())
+                self.heard(Note(NoteKind.WAITING, self._later, count=waiting))
 
     def _post(self, body: bytes, path: Path | None = None) -> Verdict:
         """One turn (queued at `path`, if it was) to the service; a refused one kept aside."""
