@@ -5,6 +5,11 @@ turns hooks kept aside because the service refused them."""
 from __future__ import annotations
 
 import json
+import os
+import pty
+import subprocess
+import sys
+import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -12,6 +17,8 @@ from pathlib import Path
 import pytest
 
 from history import HistoryIndex
+from history.cli.push import PROGRESS_TURNS
+from history.importers.base import ImportedTurn
 from history.index import history_for
 from history.redaction.ids import IdMask
 from history.remote.client import Client
@@ -181,3 +188,63 @@ def test_an_empty_history_has_nothing_to_push(
         1,
         "Nothing to push: the local history holds no turn (of that project).\n",
     )
+
+
+def test_push_shows_its_progress_on_a_terminal(tmp_path: Path, service: Service) -> None:
+    home = tmp_path / "many"
+    index = HistoryIndex.open(home / "history.db")
+    index.record_many([_generated(n) for n in range(PROGRESS_TURNS + 50)])
+    index.close()
+    env = {**os.environ, "RECALL_HOME": str(home), "RECALL_KEY": TOKEN, "TERM": "xterm"}
+    leader, follower = pty.openpty()
+    screen = bytearray()
+    reader = threading.Thread(target=_read_all, args=(leader, screen), daemon=True)
+    reader.start()
+    try:
+        with running(service):
+            done = subprocess.run(
+                [sys.executable, "-m", "history.cli", "push", "--server", service.url],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=follower,
+                env=env,
+                text=True,
+                timeout=300,
+                check=False,
+            )
+    finally:
+        os.close(follower)
+        reader.join(timeout=10)
+        os.close(leader)
+    assert (done.returncode, done.stdout) == (
+        0,
+        f"Pushed to {service.url}: {PROGRESS_TURNS + 50} sent, 0 unchanged, 0 failed.\n",
+    )
+    shown = screen.decode("utf-8", "replace")
+    assert "push" in shown and "%" in shown  # a bar with its share done, on the terminal
+
+
+def _generated(n: int) -> ImportedTurn:
+    return ImportedTurn(
+        turn_id=f"many-{n}",
+        session_id=f"many-s{n // 25}",
+        project="/home/dev/shop",
+        asked=f"question number {n}",
+        answered="an answer",
+        files=(),
+        edited=(),
+        tools=(),
+        tainted=False,
+        asked_at=datetime(2026, 3, 1, tzinfo=UTC),
+    )
+
+
+def _read_all(fd: int, into: bytearray) -> None:
+    while True:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:  # the terminal closed
+            return
+        if not chunk:
+            return
+        into += chunk
