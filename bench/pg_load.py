@@ -28,7 +28,7 @@ from bench.measure import RECALL, Emitter
 from bench.mixes import MIXES, turns
 from bench.world import projects, word_weights
 from history import HistoryIndex
-from history.prepare import prepare_fields
+from history.prepare import as_turn, prepare
 from history.store.models import TURN_COLUMNS
 from history.store.postgres import project_index, project_words, question_index, schema, summaries
 from history.store.rows import row_values
@@ -51,7 +51,7 @@ def _copy_rows(index: HistoryIndex, size: int, seed: int, end: datetime, mix: st
             chunk = list(itertools.islice(stream, min(BATCH, size - written)))
             with connection.cursor() as cursor, cursor.copy(copy) as rows:
                 for item in chunk:
-                    turn = prepare_fields(item, ids)
+                    turn = prepare(as_turn(item), ids)
                     values = row_values(turn)
                     values["asked_at"] = turn.asked_at.astimezone(UTC).replace(tzinfo=None)
                     rows.write_row([values[column] for column in _COLUMNS])
