@@ -94,9 +94,9 @@ def _finish(index: HistoryIndex) -> None:
         conn.execute(text("SET LOCAL maintenance_work_mem = '512MB'"))
         for statement in summaries.backfill_statements():
             conn.execute(text(statement))
-        conn.execute(text(schema.create_statements()[-1]))  # the vector's GIN index
-        conn.execute(text(question_index.create_statements()[-1]))
-        conn.execute(text(project_index.create_statements()[-1]))
+        conn.execute(text(schema.index_statement()))
+        conn.execute(text(question_index.index_statement()))
+        conn.execute(text(project_index.index_statement()))
         conn.execute(text(schema.pending_list_statement(schema.PENDING_LIST_KB)))
         conn.execute(text("ALTER TABLE turns ENABLE TRIGGER USER"))
     with index.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:

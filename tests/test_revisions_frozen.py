@@ -21,6 +21,8 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Engine
 
 from history.store import migrations
+from history.store.postgres import project_index, question_index
+from history.store.postgres import schema as pg_schema
 from history.store.postgres.engine import create_postgres_engine
 from history.store.sqlite import engine as sqlite_db
 from history.store.sqlite import fts
@@ -136,3 +138,38 @@ def test_an_old_database_upgraded_step_by_step_ends_with_a_fresh_databases_schem
     assert SOME_OF_HEAD[dialect] <= fresh.keys()
     # Every turn added on the way is still there.
     assert found.turns == len(revisions())
+
+
+def test_the_triggers_doctor_puts_back_are_the_ones_head_made(tmp_path: Path) -> None:
+    engine = sqlite_db.create_sqlite_engine(sqlite_db.database_url(tmp_path / "history.db"))
+    migrations.upgrade(engine)
+    with engine.connect() as conn:
+        made = schema_shape.schema(conn)
+    with sqlite_db.writer(engine).begin() as conn:
+        for statement in [*fts.drop_triggers_statements(), *fts.trigger_statements()]:
+            conn.exec_driver_sql(statement)
+    with engine.connect() as conn:
+        assert schema_shape.schema(conn) == made
+    engine.dispose()
+
+
+def test_the_indexes_doctor_and_a_bulk_load_build_again_are_the_ones_head_made(
+    fresh_postgres_url: str,
+) -> None:
+    engine = create_postgres_engine(fresh_postgres_url)
+    rebuilt = {
+        pg_schema.VECTOR_INDEX: pg_schema.index_statement(),
+        pg_schema.ASKED_INDEX: question_index.index_statement(),
+        project_index.INDEX: project_index.index_statement(),
+    }
+    try:
+        with engine.connect() as conn:
+            made = schema_shape.schema(conn)
+        with engine.begin() as conn:
+            for name, statement in rebuilt.items():
+                conn.exec_driver_sql(f"DROP INDEX {name}")
+                conn.exec_driver_sql(statement)
+        with engine.connect() as conn:
+            assert schema_shape.schema(conn) == made
+    finally:
+        engine.dispose()
