@@ -4,9 +4,9 @@ fresh database gets (every table, column, index, trigger and function), on SQLit
 PostgreSQL.
 
 tests/fixtures/schema_digests.json holds the digest of the schema after each revision
-(tests/schema_shape.py): a new revision adds its line (`python -m tests.schema_shape URL`
-prints them all); an old revision's line never changes, since a database in the field was made
-by the revision as it was.
+(tests/schema_shape.py): a new revision adds its line (`python -m tests.schema_shape URL`, the
+URL of an empty PostgreSQL database, prints them all); an old revision's line never changes,
+since a database in the field was made by the revision as it was.
 """
 
 from __future__ import annotations
@@ -113,7 +113,8 @@ def test_every_revision_makes_the_schema_it_made_when_it_was_released(
     released = json.loads(DIGESTS.read_text())[dialect]
     new = [revision for revision in found.digests if revision not in released]
     assert not new, (
-        f"{new}: add the digests `python -m tests.schema_shape` prints to {DIGESTS.name}"
+        f"{new}: add their lines of what `python -m tests.schema_shape POSTGRES_URL` prints "
+        f"(an empty database's URL) to {DIGESTS.name}"
     )
     changed = [
         revision for revision, digest in found.digests.items() if released[revision] != digest
