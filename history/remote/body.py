@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+from datetime import datetime
 
-from history.domain import Turn
-from history.prepare import TurnFields, prepare_fields
+from history.domain import TURN_FIELDS, Turn
+from history.prepare import TurnFields, as_turn, prepare
 from history.redaction.ids import IdMask
 
 DIGEST_CHARS = 32
@@ -20,26 +21,22 @@ DIGEST_CHARS = 32
 
 def prepared_body(turn: TurnFields, ids: IdMask) -> tuple[Turn, bytes]:
     """The turn redacted and capped, and its JSON body."""
-    prepared = prepare_fields(turn, ids)
+    prepared = prepare(as_turn(turn), ids)
     return prepared, encoded(prepared)
 
 
 def encoded(turn: Turn) -> bytes:
-    body = {
-        "turn_id": turn.turn_id,
-        "session_id": turn.session_id,
-        "project": turn.project,
-        "asked": turn.asked,
-        "answered": turn.answered,
-        "files": list(turn.files),
-        "edited": list(turn.edited),
-        "tools": list(turn.tools),
-        "tainted": turn.tainted,
-        "asked_at": turn.asked_at.isoformat(),
-        "work": turn.work,
-    }
+    body = {name: _json_value(getattr(turn, name)) for name in TURN_FIELDS}
     text = json.dumps(body, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
     return text.encode("utf-8", "replace")  # a lone surrogate, which no service stores, as "?"
+
+
+def _json_value(value: object) -> object:
+    if isinstance(value, tuple):
+        return list(value)
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return value
 
 
 def digest(body: bytes) -> str:
