@@ -28,7 +28,7 @@ from bench.measure import RECALL, Emitter
 from bench.mixes import MIXES, turns
 from bench.world import projects, word_weights
 from history import HistoryIndex
-from history.prepare import prepare_fields
+from history.prepare import as_turn, prepare
 from history.store.models import TURN_COLUMNS
 from history.store.postgres import project_index, project_words, question_index, schema, summaries
 from history.store.rows import row_values
@@ -51,7 +51,7 @@ def _copy_rows(index: HistoryIndex, size: int, seed: int, end: datetime, mix: st
             chunk = list(itertools.islice(stream, min(BATCH, size - written)))
             with connection.cursor() as cursor, cursor.copy(copy) as rows:
                 for item in chunk:
-                    turn = prepare_fields(item, ids)
+                    turn = prepare(as_turn(item), ids)
                     values = row_values(turn)
                     values["asked_at"] = turn.asked_at.astimezone(UTC).replace(tzinfo=None)
                     rows.write_row([values[column] for column in _COLUMNS])
@@ -92,9 +92,9 @@ def _finish(index: HistoryIndex) -> None:
         conn.execute(text("SET LOCAL maintenance_work_mem = '512MB'"))
         for statement in summaries.backfill_statements():
             conn.execute(text(statement))
-        conn.execute(text(schema.create_statements()[-1]))  # the vector's GIN index
-        conn.execute(text(question_index.create_statements()[-1]))
-        conn.execute(text(project_index.create_statements()[-1]))
+        conn.execute(text(schema.index_statement()))
+        conn.execute(text(question_index.index_statement()))
+        conn.execute(text(project_index.index_statement()))
         conn.execute(text(schema.pending_list_statement(schema.PENDING_LIST_KB)))
         conn.execute(text("ALTER TABLE turns ENABLE TRIGGER USER"))
     with engine_of(index).connect().execution_options(isolation_level="AUTOCOMMIT") as conn:

@@ -48,16 +48,16 @@ def build(db: Path, size: int, seed: int) -> None:
     now = datetime.now(UTC)
     index.record_many(
         ImportedTurn(
-            f"t-{n}",
-            f"s-{n // 10}",
-            f"/p/{n % 7}",
-            " ".join(rng.choices(WORDS, k=30)) + f" {n}",
-            " ".join(rng.choices(WORDS, k=120)),
-            ("src/a.py",),
-            (),
-            ("read_file",),
-            False,
-            now,
+            turn_id=f"t-{n}",
+            session_id=f"s-{n // 10}",
+            project=f"/p/{n % 7}",
+            asked=" ".join(rng.choices(WORDS, k=30)) + f" {n}",
+            answered=" ".join(rng.choices(WORDS, k=120)),
+            files=("src/a.py",),
+            edited=(),
+            tools=("read_file",),
+            tainted=False,
+            asked_at=now,
         )
         for n in range(size)
     )

@@ -149,14 +149,14 @@ def cpu_seconds(redact: Redactor, text: str, limit: float) -> float | None:
 def prepare_cost(count: int = 20_000) -> dict[str, float]:
     """CPU ms of `prepare` (every field redacted, ids and project masked) per generated turn."""
     from bench.corpus import turns
-    from history.prepare import prepare_fields
+    from history.prepare import as_turn, prepare
     from history.redaction.ids import IdMask
 
     ids = IdMask()
     spent = []
     for turn in itertools.islice(turns(seed=7), count):
         started = time.thread_time()
-        prepare_fields(turn, ids)
+        prepare(as_turn(turn), ids)
         spent.append((time.thread_time() - started) * 1000)
     spent.sort()
     return {

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
-from typing import Literal
+from typing import Literal, get_type_hints
 
 from history import paging
 from history.i18n import N_
@@ -31,7 +31,10 @@ class ReadOnlyHistory(PermissionError):
 
 @dataclass(frozen=True)
 class Turn:
-    """A stored turn: redacted, capped, de-duplicated, its project already a key."""
+    """A turn, the one shape every layer shares: what an importer reads, what `prepare` makes of
+    it to store (redacted, capped, de-duplicated, its project a key), a stored row, a spooled
+    turn, a view's turn and the HTTP body are each this, or are built from its fields
+    (TURN_FIELDS). A new field is added here; the layers follow."""
 
     turn_id: str
     session_id: str
@@ -50,6 +53,21 @@ class Turn:
 
 # What `prepare` makes and a repository stores is a turn like any read back.
 NewTurn = Turn
+
+# A turn's fields, in order: what each layer (the rows, the views, the spool, the HTTP models,
+# `prepare`) reads and writes.
+TURN_FIELDS: tuple[str, ...] = tuple(item.name for item in fields(Turn))
+_FIELD_TYPES = get_type_hints(Turn)
+
+
+def turn_fields_of_type(kind: object) -> frozenset[str]:
+    """The names of the turn's fields of type `kind` (`tuple[str, ...]`: the lists of names,
+    which a row stores as JSON text)."""
+    return frozenset(name for name in TURN_FIELDS if _FIELD_TYPES[name] == kind)
+
+
+def turn_field_type(name: str) -> object:
+    return _FIELD_TYPES[name]
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from history.domain import (
 from history.home import DATABASE_NAME, configured_url, ensure_private_dir, resolve_home
 from history.i18n import Messages
 from history.limits import MAX_DAYS
-from history.prepare import RecordCounts, TurnFields, prepare, prepare_fields
+from history.prepare import RecordCounts, TurnFields, as_turn, prepare
 from history.query import terms
 from history.redaction.ids import IdMask
 from history.reports import About, DeletedCopies, DoctorReport, Recovered, Recovery, Stats
@@ -183,20 +183,20 @@ class HistoryIndex:
             log.warning("turn %s not recorded: %s", self._shown_id(turn_id), READ_ONLY)
             return None
         try:
-            turn = prepare(
-                turn_id,
-                session_id,
-                project,
-                asked,
-                answered,
-                files,
-                edited,
-                tools,
-                tainted,
-                asked_at,
-                self._ids,
-                work,
+            said = Turn(
+                turn_id=turn_id,
+                session_id=session_id,
+                project=project,
+                asked_at=asked_at or datetime.now(UTC),
+                tainted=tainted,
+                asked=asked,
+                answered=answered,
+                files=tuple(files),
+                edited=tuple(edited),
+                tools=tuple(tools),
+                work=work,
             )
+            turn = prepare(said, self._ids)
             if asked_at is None:
                 turn = self._keeping_asked_at(turn)
             with self._write_lock:
@@ -229,7 +229,7 @@ class HistoryIndex:
         failed = 0
         for item in turns:
             try:
-                prepared.append(prepare_fields(item, self._ids))
+                prepared.append(prepare(as_turn(item), self._ids))
             except Exception as exc:
                 shown = self._shown_id(item.turn_id)
                 log.warning("turn %s not recorded: %s", shown, type(exc).__name__)

@@ -9,12 +9,13 @@ characters do. If redaction fails, the turn is not stored at all.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Protocol
+from operator import attrgetter
+from typing import Any, Protocol
 
-from history.domain import NewTurn
+from history.domain import TURN_FIELDS, Turn, turn_field_type
 from history.redaction import redact
 from history.redaction.ids import IdMask
 
@@ -46,85 +47,59 @@ def _cap(text: str, limit: int = MAX_TEXT_CHARS) -> str:
     return redact(text[: limit + REDACTION_MARGIN])[:limit]
 
 
-def prepare(
-    turn_id: str,
-    session_id: str,
-    project: str,
-    asked: str,
-    answered: str,
-    files: Sequence[str],
-    edited: Sequence[str],
-    tools: Sequence[str],
-    tainted: bool,
-    asked_at: datetime | None,
-    ids: IdMask | None = None,
-    work: str = "",
-) -> NewTurn:
-    """Redacted (`ids` masks the ids and the project), capped and de-duplicated; a naive
-    `asked_at` is taken as local time."""
+def _utc(when: datetime) -> datetime:
+    """A naive time is local time."""
+    return (when if when.tzinfo else when.astimezone()).astimezone(UTC)
+
+
+# How a field is made fit to store, by its type: text redacted and capped, names redacted,
+# capped and de-duplicated. `prepare` cleans the fields in _NAMED its own way, every other field
+# (a new one too) by its type's: a field of a type with no entry here stops this module loading.
+_BY_TYPE: dict[object, Callable[[Any], Any]] = {
+    str: _cap,
+    tuple[str, ...]: lambda names: _unique(names, MAX_PATHS),
+    bool: bool,
+    datetime: _utc,
+}
+_NAMED = ("turn_id", "session_id", "project", "files", "work")
+_BY_NAME = {name: _BY_TYPE[turn_field_type(name)] for name in TURN_FIELDS if name not in _NAMED}
+_BY_NAME_VALUES = attrgetter(*_BY_NAME)
+
+
+def prepare(turn: Turn, ids: IdMask | None = None) -> Turn:
+    """The turn as it is stored: every field redacted (`ids` masks the ids and the project),
+    capped and de-duplicated; a naive `asked_at` is taken as local time."""
     ids = ids or IdMask()
-    when = asked_at or datetime.now(UTC)
-    if when.tzinfo is None:
-        when = when.astimezone()
-    return NewTurn(
-        turn_id=ids.id(str(turn_id)),
-        session_id=ids.id(str(session_id)),
-        project=ids.project(project),
-        asked_at=when.astimezone(UTC),
-        tainted=bool(tainted),
-        asked=_cap(asked),
-        answered=_cap(answered),
-        files=_unique([*files, *edited], MAX_PATHS),
-        edited=_unique(edited, MAX_PATHS),
-        tools=_unique(tools, MAX_PATHS),
-        work=_cap(work, MAX_WORK_CHARS),
+    cleaned = {
+        name: clean(value)
+        for (name, clean), value in zip(_BY_NAME.items(), _BY_NAME_VALUES(turn), strict=True)
+    }
+    return Turn(
+        turn_id=ids.id(str(turn.turn_id)),
+        session_id=ids.id(str(turn.session_id)),
+        project=ids.project(turn.project),
+        files=_unique([*turn.files, *turn.edited], MAX_PATHS),  # an edited file was touched
+        work=_cap(turn.work, MAX_WORK_CHARS),
+        **cleaned,
     )
 
 
 class TurnFields(Protocol):
-    """What `record_many` reads of a turn (an importer's `ImportedTurn` has these)."""
+    """A turn as `record_many` takes it: a `Turn` (what an importer reads), or any object with
+    a turn's fields as attributes (TURN_FIELDS); one without a field that has a default (`work`)
+    takes the default, and an `asked_at` of None is now."""
 
     @property
     def turn_id(self) -> str: ...
-    @property
-    def session_id(self) -> str: ...
-    @property
-    def project(self) -> str: ...
-    @property
-    def asked(self) -> str: ...
-    @property
-    def answered(self) -> str: ...
-    @property
-    def files(self) -> Sequence[str]: ...
-    @property
-    def edited(self) -> Sequence[str]: ...
-    @property
-    def tools(self) -> Sequence[str]: ...
-    @property
-    def tainted(self) -> bool: ...
-    @property
-    def asked_at(self) -> datetime | None: ...
-
-    # And `work: str` where it has one (an `ImportedTurn` does): a turn without is read as
-    # having done nothing that was logged, as every caller's turns were before it.
 
 
-def prepare_fields(item: TurnFields, ids: IdMask | None = None) -> NewTurn:
-    """`prepare` for a turn given as one object (an import's or a generated turn)."""
-    return prepare(
-        item.turn_id,
-        item.session_id,
-        item.project,
-        item.asked,
-        item.answered,
-        item.files,
-        item.edited,
-        item.tools,
-        item.tainted,
-        item.asked_at,
-        ids,
-        str(getattr(item, "work", "")),
-    )
+def as_turn(item: TurnFields) -> Turn:
+    """`item` as the Turn it holds the fields of."""
+    if isinstance(item, Turn):
+        return item
+    values = {name: getattr(item, name) for name in TURN_FIELDS if hasattr(item, name)}
+    values["asked_at"] = values.get("asked_at") or datetime.now(UTC)
+    return Turn(**values)
 
 
 @dataclass(frozen=True)

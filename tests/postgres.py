@@ -100,6 +100,17 @@ def fresh_url() -> Iterator[str]:
         drop(name)
 
 
+def empty_url() -> Iterator[str]:
+    """The URL of a new database that no revision has touched, dropped after."""
+    require_server()
+    name = f"{PREFIX}_{next(_numbers)}"
+    _execute(f"CREATE DATABASE {name}")
+    try:
+        yield url_of(name)
+    finally:
+        drop(name)
+
+
 _reused: str | None = None
 # Every table the migrations made, but Alembic's own.
 EMPTY_EVERY_TABLE = """

@@ -32,16 +32,16 @@ def filled_home(home: Path) -> Path:
     index = HistoryIndex.open(db)
     turns = (
         ImportedTurn(
-            f"t-{n}",
-            f"s-{n % 10}",
-            "/p",
-            f"login flow {n} {CANARY if n % 10 == 3 else ''} " + "word " * 40,
-            "answer " * 60,
-            ("src/a.py",),
-            (),
-            (),
-            False,
-            datetime.now(UTC),
+            turn_id=f"t-{n}",
+            session_id=f"s-{n % 10}",
+            project="/p",
+            asked=f"login flow {n} {CANARY if n % 10 == 3 else ''} " + "word " * 40,
+            answered="answer " * 60,
+            files=("src/a.py",),
+            edited=(),
+            tools=(),
+            tainted=False,
+            asked_at=datetime.now(UTC),
         )
         for n in range(TURNS)
     )

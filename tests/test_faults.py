@@ -21,6 +21,7 @@ from history.prepare import prepare
 from history.store.sqlite import engine as sqlite_db
 from history.store.sqlite.doctor import index_agrees, table_problems
 from tests.engines import engine_of
+from tests.turns import raw_turn
 
 
 def record(index: HistoryIndex, turn_id: str, asked: str = "login flow") -> bool:
@@ -50,8 +51,10 @@ def test_a_writer_killed_mid_transaction_leaves_no_partial_turn(tmp_path: Path) 
         index = history_for()
         def turns():
             for n in range(60_000):
-                yield ImportedTurn(f"t-{n}", "s", "/p", f"login {n} " * 50, "answer " * 200,
-                                   ("a.py",), (), ("x",), False, datetime.now(UTC))
+                yield ImportedTurn(turn_id=f"t-{n}", session_id="s", project="/p",
+                                   asked=f"login {n} " * 50, answered="answer " * 200,
+                                   files=("a.py",), edited=(), tools=("x",), tainted=False,
+                                   asked_at=datetime.now(UTC))
         index.record_many(turns())
         """,
         tmp_path,
@@ -110,7 +113,7 @@ def test_read_only_database_searches_but_does_not_record(tmp_path: Path) -> None
     assert read_only.count() == 1
     # The error the store raises names no turn text: bound parameters are hidden.
     repository = read_only._repository
-    turn = prepare("t-3", "s", "/p", "canary-text-7731", "", (), (), (), False, None)
+    turn = prepare(raw_turn("t-3", "s", "/p", "canary-text-7731"))
     with pytest.raises(DatabaseError) as raised:
         repository.upsert(turn)
     assert "canary-text-7731" not in str(raised.value)

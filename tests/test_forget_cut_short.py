@@ -44,31 +44,31 @@ def fill(path: Path) -> None:
     index = HistoryIndex.open(path)
     turns = [
         ImportedTurn(
-            f"d-{n}",
-            f"s-{n % 50}",
-            PROJECT,
-            f"parser {CANARY}{n:05d} question",
-            "answer " * 20,
-            (),
-            (),
-            (),
-            False,
-            datetime.now(UTC),
+            turn_id=f"d-{n}",
+            session_id=f"s-{n % 50}",
+            project=PROJECT,
+            asked=f"parser {CANARY}{n:05d} question",
+            answered="answer " * 20,
+            files=(),
+            edited=(),
+            tools=(),
+            tainted=False,
+            asked_at=datetime.now(UTC),
         )
         for n in range(DOOMED_TURNS)
     ]
     turns += [
         ImportedTurn(
-            f"k-{n}",
-            f"k-{n}",
-            KEPT,
-            f"parser kept {n}",
-            "fine",
-            (),
-            (),
-            (),
-            False,
-            datetime.now(UTC),
+            turn_id=f"k-{n}",
+            session_id=f"k-{n}",
+            project=KEPT,
+            asked=f"parser kept {n}",
+            answered="fine",
+            files=(),
+            edited=(),
+            tools=(),
+            tainted=False,
+            asked_at=datetime.now(UTC),
         )
         for n in range(20)
     ]

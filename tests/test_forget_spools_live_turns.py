@@ -20,6 +20,7 @@ from history.store.sqlite.repository import SqliteTurnRepository
 from tests.cli_runs import recall
 from tests.engines import engine_of
 from tests.test_forgotten_means_gone import CANARY, assert_gone, fill
+from tests.turns import raw_turn
 
 # What one step of the forget holds the lock for here: a merge step reaching a word that is in
 # nearly every turn (hundreds of ms at a million turns).
@@ -123,9 +124,7 @@ def test_without_a_forget_a_record_waits_for_the_lock_as_before(tmp_path: Path) 
 
 def spool_directly(index: HistoryIndex, turn_id: str, session_id: str) -> None:
     """What a record does when a forget's step holds the lock: its turn, prepared, spooled."""
-    turn = prepare(
-        turn_id, session_id, "/work/spooled", f"spooled {CANARY}", "", (), (), (), False, None
-    )
+    turn = prepare(raw_turn(turn_id, session_id, "/work/spooled", f"spooled {CANARY}"))
     assert repository(index).spool.add(turn, lambda: True)
 
 

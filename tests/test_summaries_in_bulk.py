@@ -17,6 +17,7 @@ from history import HistoryIndex
 from history.importers.base import ImportedTurn
 from history.store.sqlite import summaries as summaries_sql
 from tests.engines import engine_of
+from tests.turns import raw_turn
 
 START = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
 paths = st.lists(st.sampled_from(["a.py", "b.py", "docs/c.md"]), max_size=4).map(tuple)
@@ -65,9 +66,10 @@ def test_bulk_writes_leave_the_summaries_single_writes_leave(
 
 def test_a_bulk_write_into_existing_conversations_counts_only_its_new_turns(tmp_path: Path) -> None:
     index = HistoryIndex.open(tmp_path / "history.db")
-    first = ImportedTurn("t1", "s1", "/p", "q", "a", (), ("a.py",), (), False, START)
+    first = raw_turn("t1", "s1", "/p", "q", "a", edited=("a.py",), asked_at=START)
     index.record_many([first])
-    later = ImportedTurn("t2", "s1", "/p", "q", "a", (), ("a.py",), (), True, START - timedelta(1))
+    earlier = START - timedelta(1)
+    later = raw_turn("t2", "s1", "/p", "q", "a", edited=("a.py",), asked_at=earlier, tainted=True)
     index.record_many([first, later])
     [projects, conversations, edits] = summaries(index)
     assert [row[1:3] for row in projects] == [(2, 1)]  # two turns, one conversation

@@ -23,6 +23,7 @@ from history.tools.recall_turn import RecallTurnTool
 from tests import postgres
 from tests.cli_runs import recall
 from tests.test_forgotten_means_gone import CANARY, file_bytes, scrubbed_soon
+from tests.turns import raw_turn
 
 pytestmark = pytest.mark.both_backends
 
@@ -259,7 +260,7 @@ def test_a_turn_spooled_during_a_forget_keeps_its_work_when_it_moves_in(tmp_path
     index = HistoryIndex.open(tmp_path / "history.db")
     repository = index._repository
     assert isinstance(repository, SqliteTurnRepository)
-    turn = prepare("spooled", "s", "/w/shop", "asked", "", (), (), (), False, None, work=WORK)
+    turn = prepare(raw_turn("spooled", "s", "/w/shop", "asked", work=WORK))
     assert repository.spool.add(turn, lambda: True)  # as a record does while a forget holds on
     assert index.tidy()
     stored = index.turn("spooled")

@@ -15,10 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import sqlalchemy as sa
 from alembic import op
-
-from history.store.postgres import schema as pg
-from history.store.sqlite import fts
 
 revision: str = "0005_merge_off_the_record_path"
 down_revision: str | None = "0004_project_in_full_text"
@@ -28,6 +26,22 @@ depends_on: str | Sequence[str] | None = None
 # FTS5's defaults, restored by the downgrade.
 DEFAULT_AUTOMERGE, DEFAULT_CRISISMERGE = 4, 16
 CRISISMERGE = 256
+PENDING_LIST_KB = 4096
+
+
+def _fts5_option(option: str, value: int) -> str:
+    return f"INSERT INTO turns_fts(turns_fts, rank) VALUES ('{option}', {value})"
+
+
+# PostgreSQL: GIN's pending list takes new entries, merged by upkeep, not by a `record`.
+PENDING_LIST = (
+    "ALTER INDEX ix_turns_search_vector "
+    f"SET (fastupdate = on, gin_pending_list_limit = {PENDING_LIST_KB})"
+)
+# PostgreSQL's default (4 MB, merged by whichever insert fills it).
+DEFAULT_PENDING_LIST = (
+    "ALTER INDEX ix_turns_search_vector RESET (fastupdate, gin_pending_list_limit)"
+)
 
 
 def _postgres() -> bool:
@@ -37,20 +51,20 @@ def _postgres() -> bool:
 def _has_fts() -> bool:
     if _postgres():
         return False
-    return op.get_context().as_sql or fts.fts_exists(op.get_bind())
+    return op.get_context().as_sql or sa.inspect(op.get_bind()).has_table("turns_fts")
 
 
 def upgrade() -> None:
     if _postgres():
-        op.execute(pg.pending_list_statement(pg.PENDING_LIST_KB))
+        op.execute(PENDING_LIST)
     if _has_fts():
-        op.execute(fts.config_statement("automerge", 0))
-        op.execute(fts.config_statement("crisismerge", CRISISMERGE))
+        op.execute(_fts5_option("automerge", 0))
+        op.execute(_fts5_option("crisismerge", CRISISMERGE))
 
 
 def downgrade() -> None:
     if _postgres():
-        op.execute(pg.pending_list_statement(None))
+        op.execute(DEFAULT_PENDING_LIST)
     if _has_fts():
-        op.execute(fts.config_statement("automerge", DEFAULT_AUTOMERGE))
-        op.execute(fts.config_statement("crisismerge", DEFAULT_CRISISMERGE))
+        op.execute(_fts5_option("automerge", DEFAULT_AUTOMERGE))
+        op.execute(_fts5_option("crisismerge", DEFAULT_CRISISMERGE))

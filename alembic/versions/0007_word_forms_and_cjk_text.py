@@ -15,23 +15,100 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import sqlalchemy as sa
 from alembic import op
 from sqlalchemy import Connection, text
 
 from history.store.migrations import terminal_progress
-from history.store.sqlite import fts
 
 revision: str = "0007_word_forms_and_cjk_text"
 down_revision: str | None = "0006_conversation_summaries"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
-TOKENIZE = "porter unicode61 remove_diacritics 2"
-OLD_TOKENIZE = "unicode61 remove_diacritics 2"
-COLUMNS = ("asked", "answered", "files", "project_tag")
-WATCHED = ("asked", "answered", "files", "project")
 # As 0005 set them: merging is left to the index's upkeep.
 AUTOMERGE, CRISISMERGE = 0, 256
+# Rows indexed per statement while the index is filled (each one a step of its progress).
+FILL_ROWS = 20_000
+
+# The DDL as this revision runs it, written out: a later change elsewhere leaves it as it is.
+# The text columns reach FTS5 through `recall_index_text` (registered on every connection),
+# in the triggers and in the view FTS5 reads its content from.
+CREATE_FTS = (
+    """
+    CREATE VIEW turns_indexed AS SELECT id, recall_index_text(asked) AS asked,
+        recall_index_text(answered) AS answered, recall_index_text(files) AS files, project_tag
+    FROM turns
+    """,
+    "CREATE VIRTUAL TABLE turns_fts USING fts5(asked, answered, files, project_tag, "
+    "content='turns_indexed', content_rowid='id', "
+    "tokenize='porter unicode61 remove_diacritics 2')",
+    """
+    CREATE TRIGGER turns_ai AFTER INSERT ON turns BEGIN
+        INSERT INTO turns_fts(rowid, asked, answered, files, project_tag)
+        VALUES (new.id, recall_index_text(new.asked), recall_index_text(new.answered),
+            recall_index_text(new.files), new.project_tag);
+    END
+    """,
+    """
+    CREATE TRIGGER turns_ad AFTER DELETE ON turns BEGIN
+        INSERT INTO turns_fts(turns_fts, rowid, asked, answered, files, project_tag)
+        VALUES ('delete', old.id, recall_index_text(old.asked), recall_index_text(old.answered),
+            recall_index_text(old.files), old.project_tag);
+    END
+    """,
+    """
+    CREATE TRIGGER turns_au AFTER UPDATE OF asked, answered, files, project ON turns BEGIN
+        INSERT INTO turns_fts(turns_fts, rowid, asked, answered, files, project_tag)
+        VALUES ('delete', old.id, recall_index_text(old.asked), recall_index_text(old.answered),
+            recall_index_text(old.files), old.project_tag);
+        INSERT INTO turns_fts(rowid, asked, answered, files, project_tag)
+        VALUES (new.id, recall_index_text(new.asked), recall_index_text(new.answered),
+            recall_index_text(new.files), new.project_tag);
+    END
+    """,
+)
+# Offline (`--sql`): the whole index at once.
+REBUILD = "INSERT INTO turns_fts(turns_fts) VALUES ('rebuild')"
+# The rows with ids in (:after, :upto].
+FILL = (
+    "INSERT INTO turns_fts(rowid, asked, answered, files, project_tag) "
+    "SELECT id, asked, answered, files, project_tag FROM turns_indexed "
+    "WHERE id > :after AND id <= :upto"
+)
+# As revision 0004 made it.
+OLD_CREATE_FTS = (
+    "CREATE VIRTUAL TABLE turns_fts USING fts5(asked, answered, files, project_tag, "
+    "content='turns', content_rowid='id', tokenize='unicode61 remove_diacritics 2')",
+    """
+    CREATE TRIGGER turns_ai AFTER INSERT ON turns BEGIN
+        INSERT INTO turns_fts(rowid, asked, answered, files, project_tag)
+        VALUES (new.id, new.asked, new.answered, new.files, new.project_tag);
+    END
+    """,
+    """
+    CREATE TRIGGER turns_ad AFTER DELETE ON turns BEGIN
+        INSERT INTO turns_fts(turns_fts, rowid, asked, answered, files, project_tag)
+        VALUES ('delete', old.id, old.asked, old.answered, old.files, old.project_tag);
+    END
+    """,
+    """
+    CREATE TRIGGER turns_au AFTER UPDATE OF asked, answered, files, project ON turns BEGIN
+        INSERT INTO turns_fts(turns_fts, rowid, asked, answered, files, project_tag)
+        VALUES ('delete', old.id, old.asked, old.answered, old.files, old.project_tag);
+        INSERT INTO turns_fts(rowid, asked, answered, files, project_tag)
+        VALUES (new.id, new.asked, new.answered, new.files, new.project_tag);
+    END
+    """,
+    "INSERT INTO turns_fts(turns_fts) VALUES ('rebuild')",
+)
+DROP_FTS = (
+    "DROP TRIGGER IF EXISTS turns_ai",
+    "DROP TRIGGER IF EXISTS turns_ad",
+    "DROP TRIGGER IF EXISTS turns_au",
+    "DROP TABLE IF EXISTS turns_fts",
+    "DROP VIEW IF EXISTS turns_indexed",
+)
 
 
 def _has_fts() -> bool:
@@ -39,19 +116,15 @@ def _has_fts() -> bool:
     # there (README: Teams, what differs).
     if op.get_context().dialect.name == "postgresql":
         return False
-    return op.get_context().as_sql or fts.fts_exists(op.get_bind())
+    return op.get_context().as_sql or sa.inspect(op.get_bind()).has_table("turns_fts")
 
 
 def upgrade() -> None:
     if not _has_fts():
         return
     offline = op.get_context().as_sql
-    for statement in fts.drop_fts_statements():
-        op.execute(statement)
     # FTS5's default automerge keeps the segments few while the index is filled in steps.
-    for statement in fts.create_fts_statements(
-        TOKENIZE, COLUMNS, WATCHED, fts.INDEX_TEXT_FUNCTION, rebuild=offline
-    ):
+    for statement in [*DROP_FTS, *CREATE_FTS, *([REBUILD] if offline else [])]:
         op.execute(statement)
     if not offline:
         _fill(op.get_bind())
@@ -63,22 +136,20 @@ def _fill(conn: Connection) -> None:
     if low is None:
         return
     with terminal_progress("Rebuilding the full-text index", high - low + 1) as advance:
-        for after in range(low - 1, high, fts.FILL_ROWS):
-            upto = min(after + fts.FILL_ROWS, high)
-            conn.execute(text(fts.fill_statement(COLUMNS)), {"after": after, "upto": upto})
+        for after in range(low - 1, high, FILL_ROWS):
+            upto = min(after + FILL_ROWS, high)
+            conn.execute(text(FILL), {"after": after, "upto": upto})
             advance(upto - after)
 
 
 def _merge_settings() -> None:
-    op.execute(fts.config_statement("automerge", AUTOMERGE))
-    op.execute(fts.config_statement("crisismerge", CRISISMERGE))
+    for option, value in (("automerge", AUTOMERGE), ("crisismerge", CRISISMERGE)):
+        op.execute(f"INSERT INTO turns_fts(turns_fts, rank) VALUES ('{option}', {value})")
 
 
 def downgrade() -> None:
     if not _has_fts():
         return
-    for statement in fts.drop_fts_statements():
-        op.execute(statement)
-    for statement in fts.create_fts_statements(OLD_TOKENIZE, COLUMNS, WATCHED, through=None):
+    for statement in [*DROP_FTS, *OLD_CREATE_FTS]:
         op.execute(statement)
     _merge_settings()

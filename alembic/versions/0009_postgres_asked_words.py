@@ -18,21 +18,34 @@ from collections.abc import Sequence
 
 from alembic import op
 
-from history.store.postgres import schema as pg
-
 revision: str = "0009_postgres_asked_words"
 down_revision: str | None = "0008_owed_forget_work"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
+# The DDL as this revision runs it, written out: a later change elsewhere leaves it as it is.
+CREATE = (
+    """
+    CREATE INDEX ix_turns_asked_words ON turns USING gin ((
+        to_tsvector('simple'::regconfig, recall_words(asked))
+        || to_tsvector('simple'::regconfig, 'p' || md5(project))
+    ))
+    """,
+    "ALTER TABLE turns ALTER COLUMN search_vector SET STATISTICS 1000",
+)
+DROP = (
+    "DROP INDEX IF EXISTS ix_turns_asked_words",
+    "ALTER TABLE turns ALTER COLUMN search_vector SET STATISTICS -1",
+)
+
 
 def upgrade() -> None:
     if op.get_context().dialect.name == "postgresql":
-        for statement in pg.asked_index_statements():
+        for statement in CREATE:
             op.execute(statement)
 
 
 def downgrade() -> None:
     if op.get_context().dialect.name == "postgresql":
-        for statement in pg.drop_asked_index_statements():
+        for statement in DROP:
             op.execute(statement)

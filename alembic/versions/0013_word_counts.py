@@ -15,24 +15,34 @@ from collections.abc import Sequence
 
 from alembic import op
 
-from history.store.sqlite import word_counts
-
 revision: str = "0013_word_counts"
 down_revision: str | None = "0012_best_turns_of_common_words"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
-# The columns whose rewrite the triggers see, as they were at this revision.
-WATCHED = ("asked", "answered", "files", "project")
+# The DDL as this revision runs it, written out: a later change elsewhere leaves it as it is.
+# The triggers see a rewrite of the columns indexed at this revision.
+CREATE = (
+    "CREATE TABLE word_counts (word TEXT PRIMARY KEY, holding INTEGER NOT NULL, "
+    "turns INTEGER NOT NULL) WITHOUT ROWID",
+    "CREATE TRIGGER word_counts_ad AFTER DELETE ON turns BEGIN DELETE FROM word_counts; END",
+    "CREATE TRIGGER word_counts_au AFTER UPDATE OF asked, answered, files, project ON turns "
+    "BEGIN DELETE FROM word_counts; END",
+)
+DROP = (
+    "DROP TRIGGER IF EXISTS word_counts_au",
+    "DROP TRIGGER IF EXISTS word_counts_ad",
+    "DROP TABLE IF EXISTS word_counts",
+)
 
 
 def upgrade() -> None:
     if op.get_context().dialect.name != "postgresql":
-        for statement in word_counts.schema_statements(WATCHED):
+        for statement in CREATE:
             op.execute(statement)
 
 
 def downgrade() -> None:
     if op.get_context().dialect.name != "postgresql":
-        for statement in word_counts.drop_statements():
+        for statement in DROP:
             op.execute(statement)

@@ -18,23 +18,57 @@ from collections.abc import Sequence
 
 from alembic import op
 
-from history.store.postgres import question_index
-
 revision: str = "0014_postgres_question_repeats"
 down_revision: str | None = "0013_word_counts"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
+# The DDL as this revision runs it, written out: a later change elsewhere leaves it as it is.
+# `recall_question`: the question's words, `r_<word>` for each word it holds more than once, and
+# the project's tag.
+CREATE = (
+    """
+    CREATE OR REPLACE FUNCTION recall_question(asked text, project text) RETURNS tsvector
+    LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE SET search_path FROM CURRENT AS $$
+    DECLARE
+        v tsvector := to_tsvector('simple'::regconfig, recall_words(asked));
+        repeated text[] := '{}';
+        u record;
+    BEGIN
+        FOR u IN SELECT lexeme, positions FROM unnest(v) LOOP
+            IF cardinality(u.positions) > 1 THEN
+                repeated := repeated || ('r_' || u.lexeme);
+            END IF;
+        END LOOP;
+        RETURN v || array_to_tsvector(repeated)
+            || to_tsvector('simple'::regconfig, 'p' || md5(project));
+    END $$
+    """,
+    "DROP INDEX IF EXISTS ix_turns_asked_words",
+    "CREATE INDEX ix_turns_asked_words ON turns USING gin ((recall_question(asked, project)))",
+)
+# Back to revision 0009's index of the question's words and the tag.
+DROP = (
+    "DROP INDEX IF EXISTS ix_turns_asked_words",
+    """
+    CREATE INDEX ix_turns_asked_words ON turns USING gin ((
+        to_tsvector('simple'::regconfig, recall_words(asked))
+        || to_tsvector('simple'::regconfig, 'p' || md5(project))
+    ))
+    """,
+    "DROP FUNCTION IF EXISTS recall_question(text, text)",
+)
+
 
 def upgrade() -> None:
     if op.get_context().dialect.name == "postgresql":
-        for statement in question_index.create_statements():
+        for statement in CREATE:
             op.execute(statement)
         op.execute("ANALYZE turns")
 
 
 def downgrade() -> None:
     if op.get_context().dialect.name == "postgresql":
-        for statement in question_index.drop_statements():
+        for statement in DROP:
             op.execute(statement)
         op.execute("ANALYZE turns")

@@ -93,12 +93,13 @@ def router(index: HistoryIndex, token: str | None = None) -> APIRouter:
         summary="Record a finished turn (replacing one with the same turn_id)",
     )
     def record(turn: TurnIn) -> RecordOut:
-        outcome = index.record_outcome(**turn.model_dump())
+        fields = turn.model_dump()
+        outcome = index.record_outcome(**fields)
         if outcome is None:
             if not index.writable:
                 raise HTTPException(503, READ_ONLY)
             raise HTTPException(503, NOT_WRITTEN)
-        return RecordOut(ok=True, turn_id=turn.turn_id, outcome=outcome)
+        return RecordOut(ok=True, turn_id=fields["turn_id"], outcome=outcome)
 
     @guarded.get("/api/code/history", response_model=SearchOut, summary="Search, best first")
     def search(

@@ -4,14 +4,16 @@ Every text field must be valid Unicode, paths must not hold NUL, and a naive `as
 as server-local time, as `HistoryIndex.record` takes it.
 """
 
+import dataclasses
 import re
 from dataclasses import asdict
 from datetime import UTC, datetime
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StrictBool
+from pydantic_core import PydanticUndefined
 
-from history.domain import Hit, RecordOutcome
+from history.domain import Hit, RecordOutcome, Turn, turn_field_type
 from history.prepare import MAX_PATHS, MAX_WORK_CHARS
 from history.query import excerpt
 from history.tools.text import ANSWERED_MAX, ASKED_MAX
@@ -61,27 +63,48 @@ Names = Annotated[
 ]
 
 
+AskedAt = Annotated[datetime | None, BeforeValidator(_iso_date_time), AfterValidator(_utc)]
+# What a client may send for a field of each of a turn's types, and its default when it sends
+# none (a text without a default of its own is required).
+_INPUT_BY_TYPE: dict[object, tuple[object, object]] = {
+    str: (Long, PydanticUndefined),
+    tuple[str, ...]: (Names, []),
+    bool: (StrictBool, False),
+    datetime: (AskedAt, None),
+}
+# Fields a client sends narrower than their type allows.
+_NARROWER_INPUT: dict[str, object] = {"turn_id": Id, "session_id": Id, "project": Workspace}
+_INPUT_DESCRIPTIONS = {
+    "project": "absolute workspace path, or ~/…",
+    "tainted": "the turn read untrusted content",
+    "asked_at": "ISO 8601; naive is server-local; default: as stored, or now",
+    "work": "what the turn did, one entry a line: `$ command`, `! failure line`, "
+    f"`~ path` then `+ added line`s (stored up to {MAX_WORK_CHARS:,} characters)",
+}
+_OUTPUT_DESCRIPTIONS = {"work": "what the turn did, one entry a line; empty when unknown"}
+
+
+def _field_input(item: dataclasses.Field[Any]) -> object:
+    kind, default = _INPUT_BY_TYPE[turn_field_type(item.name)]
+    if item.default is not dataclasses.MISSING:
+        default = item.default
+    described = _INPUT_DESCRIPTIONS.get(item.name)
+    return Annotated[
+        _NARROWER_INPUT.get(item.name, kind), Field(default=default, description=described)
+    ]
+
+
+def _field_output(item: dataclasses.Field[Any]) -> object:
+    described = _OUTPUT_DESCRIPTIONS.get(item.name)
+    return Annotated[turn_field_type(item.name), Field(description=described)]
+
+
 class TurnIn(BaseModel):
     """One finished turn, as `HistoryIndex.record` takes it."""
 
     model_config = ConfigDict(extra="forbid")
-    turn_id: Id
-    session_id: Id
-    project: Workspace = Field(description="absolute workspace path, or ~/…")
-    asked: Long
-    answered: Long
-    files: Names = []
-    edited: Names = []
-    tools: Names = []
-    tainted: StrictBool = Field(False, description="the turn read untrusted content")
-    asked_at: Annotated[datetime | None, BeforeValidator(_iso_date_time), AfterValidator(_utc)] = (
-        Field(None, description="ISO 8601; naive is server-local; default: as stored, or now")
-    )
-    work: Long = Field(
-        "",
-        description="what the turn did, one entry a line: `$ command`, `! failure line`, "
-        f"`~ path` then `+ added line`s (stored up to {MAX_WORK_CHARS:,} characters)",
-    )
+    # A turn's fields (history.domain.Turn), each as a client may send it.
+    __annotations__ = {item.name: _field_input(item) for item in dataclasses.fields(Turn)}
 
 
 class RecordOut(BaseModel):
@@ -98,17 +121,8 @@ class RecordOut(BaseModel):
 class TurnOut(BaseModel):
     """A stored turn, whole."""
 
-    turn_id: str
-    session_id: str
-    project: str
-    asked_at: datetime
-    tainted: bool
-    asked: str
-    answered: str
-    files: list[str]
-    edited: list[str]
-    tools: list[str]
-    work: str = Field(description="what the turn did, one entry a line; empty when unknown")
+    # A turn's fields (history.domain.Turn), each as the turn holds it.
+    __annotations__ = {item.name: _field_output(item) for item in dataclasses.fields(Turn)}
 
 
 class HitOut(TurnOut):

@@ -39,6 +39,7 @@ COMMAND_MODULES = {
     "projects": "views",
     "watch": "watch",
     "blame": "blame",
+    "push": "push",
 }
 # The options before a command that take a value (the common ones).
 VALUE_OPTIONS = frozenset({"--home", "--database-url", "--language"})

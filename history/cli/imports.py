@@ -19,13 +19,14 @@ from pathlib import Path
 from history.cli import language
 from history.cli.common import FAILED, NOTHING, OK, USAGE, Commands
 from history.cli.language import _, ngettext, number
+from history.cli.remote_words import add_server_option, remote_sink
 from history.domain import READ_ONLY
 from history.importers import FORMATS, Places, TranscriptFormat, detect
 from history.importers.auto import AgentPlaces, survey
 from history.importers.run import ImportSummary, import_hook, import_transcripts
-from history.index import history_for
 
 AUTO = "auto"
+HOOK_SECONDS = 10.0  # the most a hook spends sending to a service; the rest waits its turn
 
 
 def cmd_import(args: argparse.Namespace) -> int:
@@ -42,6 +43,8 @@ def cmd_import(args: argparse.Namespace) -> int:
         formats = [FORMATS[args.format]]
     else:  # with a PATH: every format looks there; without: those with transcripts at home
         formats = list(FORMATS.values()) if root is not None else detect()
+    from history.index import history_for
+
     index = history_for(args.home, args.database_url)
     if not index.writable:
         print(_("recall import: nothing imported: {reason}", reason=_(READ_ONLY)), file=sys.stderr)
@@ -129,6 +132,12 @@ def cmd_hook(args: argparse.Namespace) -> int:
     # Nothing may reach stdout, even from a library that prints: Claude Code would read it.
     with contextlib.redirect_stdout(sys.stderr):
         try:
+            sink = remote_sink(args, "hook")
+            if sink is not None:  # a team's service: the local history is not opened
+                summary = import_hook(sink, sys.stdin.read())
+                return _hook_problems(summary)
+            from history.index import history_for  # the index and its storage: local only
+
             index = history_for(args.home, args.database_url)
             if not index.writable:
                 print(
@@ -143,9 +152,13 @@ def cmd_hook(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return OK
-        if summary is not None and (summary.unreadable or summary.failed):
-            for problem in summary.as_dict()["problems"] or [summary.sentence(language.messages())]:
-                print(f"recall hook: {problem}", file=sys.stderr)
+        return _hook_problems(summary)
+
+
+def _hook_problems(summary: ImportSummary | None) -> int:
+    if summary is not None and (summary.unreadable or summary.failed):
+        for problem in summary.as_dict()["problems"] or [summary.sentence(language.messages())]:
+            print(f"recall hook: {problem}", file=sys.stderr)
     return OK
 
 
@@ -196,11 +209,13 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:
         parents=[common],
         help=_("import the transcript a Claude Code hook names (reads the hook JSON on stdin)"),
         description=_(
-            "Run from a Claude Code Stop hook: imports just that conversation's transcript. "
+            "Run from a Claude Code Stop hook: imports just that conversation's transcript, or "
+            "with --server (or $RECALL_SERVER) posts its new turns to a team's service. "
             "Prints nothing on stdout and always exits 0."
         ),
     )
     hook.add_argument("agent", choices=["claude-code"], help=_("the agent calling the hook"))
+    add_server_option(hook)
     hook.set_defaults(run=cmd_hook)
 
 

@@ -17,9 +17,11 @@ from typing import TYPE_CHECKING
 
 from history.cli.common import FAILED, NOTHING, OK, USAGE, Commands
 from history.cli.language import _
+from history.cli.remote_words import add_server_option
 
 if TYPE_CHECKING:
     from history.importers.base import Places
+    from history.importers.run import TurnSink
     from history.watch.follow import Imported
     from history.watch.service import Service
 
@@ -34,16 +36,24 @@ def cmd_watch(args: argparse.Namespace) -> int:
         return USAGE
     if args.install or args.uninstall:
         return _service(args, places)
+    from history.cli.remote_words import remote_sink
     from history.domain import READ_ONLY
     from history.importers import FORMATS
     from history.index import history_for
     from history.watch.follow import Settings, Watch
 
-    index = history_for(args.home, args.database_url)
-    if not index.writable:
-        print(_("recall watch: nothing imported: {reason}", reason=_(READ_ONLY)), file=sys.stderr)
-        return FAILED
     stop = threading.Event()
+    remote = remote_sink(args, "watch", bounded=False, once=True)
+    index: TurnSink
+    if remote is not None:  # a team's service: what waits goes again every little while
+        threading.Thread(target=remote.keep_delivering, args=(stop,), daemon=True).start()
+        index = remote
+    else:
+        index = local = history_for(args.home, args.database_url)
+        if not local.writable:
+            reason = _(READ_ONLY)
+            print(_("recall watch: nothing imported: {reason}", reason=reason), file=sys.stderr)
+            return FAILED
     settings = Settings(path=root, poll=args.poll)
     watch = Watch(index, list(FORMATS.values()), places, settings, _said(args.quiet), _noted(args))
     stopping = threading.current_thread() is threading.main_thread()
@@ -130,6 +140,8 @@ def _service(args: argparse.Namespace, places: Places) -> int:
     command = service.recall_command(options)
     flags = (("--poll", args.poll), ("--quiet", args.quiet))
     command += [option for option, given in flags if given]
+    server = _server_address(args)
+    command += ["--server", server] if server else []
     if args.path:
         command.append(str(Path(args.path).expanduser().resolve()))
     installed = service.install(places, command)
@@ -139,6 +151,19 @@ def _service(args: argparse.Namespace, places: Places) -> int:
         print(_("Wrote {file}.", file=installed.file))
         _unless_ran(installed)
     return OK
+
+
+def _server_address(args: argparse.Namespace) -> str | None:
+    """The service's address for the unit (its key is not written there: RECALL_KEY must be in
+    the service manager's environment)."""
+    from history.cli.remote_words import service_of
+    from history.remote.settings import BadAddress
+
+    try:
+        service = service_of(args)
+    except BadAddress:
+        return None
+    return service.url if service is not None else None
 
 
 def _unless_ran(done: Service) -> None:
@@ -169,6 +194,7 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--quiet", action="store_true", help=_("say nothing about each session imported")
     )
+    add_server_option(parser)
     parser.add_argument(
         "--poll",
         action="store_true",

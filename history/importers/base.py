@@ -19,6 +19,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
+from history.domain import Turn
 from history.importers.shell import patch_paths, shell_facts
 from history.importers.whole import WorkLog, join_answers, patch_additions
 
@@ -37,20 +38,8 @@ def is_tainting_tool(name: str) -> bool:
     return "__" in lowered and any(word in lowered for word in TAINTING_MCP_WORDS)
 
 
-@dataclass(frozen=True)
-class ImportedTurn:
-    turn_id: str
-    session_id: str
-    project: str
-    asked: str
-    answered: str
-    files: tuple[str, ...]
-    edited: tuple[str, ...]
-    tools: tuple[str, ...]
-    tainted: bool
-    asked_at: datetime
-    # What the turn did (history.importers.whole): commands, failures, edits and their lines.
-    work: str = ""
+# A reader's turn is a turn as it was said: `record_many` prepares it (redacts, caps) to store.
+ImportedTurn = Turn
 
 
 @dataclass

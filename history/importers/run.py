@@ -8,19 +8,18 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from history.i18n import Messages, grouped
 from history.importers import FORMATS, ImportedTurn, TranscriptFormat
 from history.importers.auto import owner
 from history.importers.base import Places
 from history.importers.whole import join_answers
-from history.index import HistoryIndex
-from history.prepare import RecordCounts
+from history.prepare import RecordCounts, TurnFields
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -34,6 +33,14 @@ BATCH_TURNS = 500
 MAX_PROBLEMS = 20  # problem sentences kept; the rest are only counted
 PROGRESS_FILES, PROGRESS_SECONDS = 20, 0.5  # more files, or longer work, shows a progress bar
 TURN_COUNTS = ("new", "updated", "unchanged", "forgotten", "failed")
+
+
+class TurnSink(Protocol):
+    """Where an import's turns go: the index, or a team's service (history.remote)."""
+
+    def record_many(
+        self, turns: Iterable[TurnFields], include_forgotten: bool = False
+    ) -> RecordCounts: ...
 
 
 @dataclass
@@ -141,7 +148,7 @@ def _turns(count: int, said: Messages) -> str:
 class _Run:
     """One import: reads files, hands their turns to `record_many` in batches, counts."""
 
-    def __init__(self, index: HistoryIndex, include_forgotten: bool, summary: ImportSummary):
+    def __init__(self, index: TurnSink, include_forgotten: bool, summary: ImportSummary):
         self.index, self.include_forgotten, self.summary = index, include_forgotten, summary
         self.pending: list[ImportedTurn] = []
         self.sessions: set[str] = set()
@@ -174,7 +181,7 @@ class _Run:
 
 
 def import_transcripts(
-    index: HistoryIndex,
+    index: TurnSink,
     formats: Sequence[TranscriptFormat],
     root: Path | None,
     include_forgotten: bool = False,
@@ -254,7 +261,7 @@ class _Bar:
             self.progress.stop()
 
 
-def import_hook(index: HistoryIndex, stdin_text: str) -> ImportSummary | None:
+def import_hook(index: TurnSink, stdin_text: str) -> ImportSummary | None:
     """Import the one transcript a Claude Code hook names. Bad input: None and a log line."""
     try:
         payload = json.loads(stdin_text)

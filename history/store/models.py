@@ -7,6 +7,7 @@ queries and for `alembic check`, which compares the two.
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 from sqlalchemy import (
     Boolean,
@@ -22,7 +23,9 @@ from sqlalchemy import (
     text,
 )
 from sqlalchemy.engine import Dialect
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.orm import DeclarativeBase, InstrumentedAttribute, Mapped, mapped_column
+
+from history.domain import TURN_FIELDS
 
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",
@@ -87,19 +90,9 @@ class Turn(Base):
     )
 
 
-# The stored fields of a turn, in the order `Hit` takes them.
-TURN_COLUMNS = (
-    Turn.turn_id,
-    Turn.session_id,
-    Turn.project,
-    Turn.asked_at,
-    Turn.tainted,
-    Turn.asked,
-    Turn.answered,
-    Turn.files,
-    Turn.edited,
-    Turn.tools,
-    Turn.work,
+# The columns of a turn's fields, in the order of its fields (history.domain.TURN_FIELDS).
+TURN_COLUMNS: tuple[InstrumentedAttribute[Any], ...] = tuple(
+    getattr(Turn, name) for name in TURN_FIELDS
 )
 
 

@@ -10,7 +10,13 @@ from typing import Any, NamedTuple, TypeVar
 
 from sqlalchemy import ColumnElement, Connection, Executable, delete, select
 
-from history.domain import Hit, NewTurn, SearchResults, UpsertCounts
+from history.domain import (
+    Hit,
+    NewTurn,
+    SearchResults,
+    UpsertCounts,
+    turn_fields_of_type,
+)
 from history.store.models import TURN_COLUMNS, ForgottenSession, Turn
 from history.store.views import turn_fields
 
@@ -32,20 +38,17 @@ def names_json(names: tuple[str, ...]) -> str:
     return _ENCODE_NAMES(names) if names else "[]"
 
 
+_NAME_LISTS = turn_fields_of_type(tuple[str, ...])
+
+
 def row_values(turn: NewTurn) -> dict[str, Any]:
-    return {
-        "turn_id": turn.turn_id,
-        "session_id": turn.session_id,
-        "project": turn.project,
-        "asked_at": turn.asked_at,
-        "tainted": turn.tainted,
-        "asked": turn.asked,
-        "answered": turn.answered,
-        "files": names_json(turn.files),
-        "edited": names_json(turn.edited),
-        "tools": names_json(turn.tools),
-        "work": turn.work,
-    }
+    """The turn's fields as its row stores them: the lists of names as JSON text."""
+    # A turn's attributes are its fields, in order: copied at C speed (an import writes
+    # a million rows; building the dict field by field costs half as much again).
+    values = vars(turn).copy()
+    for name in _NAME_LISTS:
+        values[name] = names_json(values[name])
+    return values
 
 
 def hit(row: Sequence[Any], score: float) -> Hit:

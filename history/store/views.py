@@ -26,35 +26,18 @@ from history.store.models import (
     UtcDateTime,
 )
 
+_NAME_LISTS = domain.turn_fields_of_type(tuple[str, ...])
+_FLAGS = domain.turn_fields_of_type(bool)  # SQLite stores 0 or 1
+
 
 def turn_fields(row: Sequence[Any]) -> dict[str, Any]:
     """The keyword arguments of a `domain.Turn` from a row of `TURN_COLUMNS`."""
-    (
-        turn_id,
-        session_id,
-        project,
-        asked_at,
-        tainted,
-        asked,
-        answered,
-        files,
-        edited,
-        tools,
-        work,
-    ) = row
-    return {
-        "turn_id": turn_id,
-        "session_id": session_id,
-        "project": project,
-        "asked_at": asked_at,
-        "tainted": bool(tainted),
-        "asked": asked,
-        "answered": answered,
-        "files": _strings(files),
-        "edited": _strings(edited),
-        "tools": _strings(tools),
-        "work": work,
-    }
+    fields = dict(zip(domain.TURN_FIELDS, row, strict=True))
+    for name in _NAME_LISTS:
+        fields[name] = _strings(fields[name])
+    for name in _FLAGS:
+        fields[name] = bool(fields[name])
+    return fields
 
 
 def _strings(stored: str) -> tuple[str, ...]:

@@ -17,8 +17,7 @@ from pathlib import Path
 
 from history.importers import TranscriptFormat
 from history.importers.base import Places
-from history.importers.run import import_transcripts
-from history.index import HistoryIndex
+from history.importers.run import TurnSink, import_transcripts
 from history.watch.sources import POLL_SECONDS, POLL_SHARE, WatcherUnavailable, notified, polled
 from history.watch.stores import Tracker, agent_stores, watched_roots
 
@@ -52,7 +51,7 @@ class Watch:
 
     def __init__(
         self,
-        index: HistoryIndex,
+        index: TurnSink,
         formats: Sequence[TranscriptFormat],
         places: Places,
         settings: Settings,

@@ -13,12 +13,17 @@ from datetime import UTC
 from typing import Any
 
 from sqlalchemy import Connection, text
+from sqlalchemy.dialects import postgresql
 
-from history.store.models import TURN_COLUMNS
+from history.store.models import TURN_COLUMNS, UtcDateTime
 
-_TYPES = {"asked_at": "timestamp", "tainted": "boolean"}
 _NAMES = [column.key for column in TURN_COLUMNS]
-_ARRAYS = ", ".join(f"CAST(:{name} AS {_TYPES.get(name, 'text')}[])" for name in _NAMES)
+_DIALECT = postgresql.dialect()  # type: ignore[no-untyped-call]
+_ARRAYS = ", ".join(
+    f"CAST(:{column.key} AS {column.type.compile(dialect=_DIALECT)}[])" for column in TURN_COLUMNS
+)
+# The columns that hold naive UTC (models.UtcDateTime), which a bare array does not convert.
+_TIMES = [column.key for column in TURN_COLUMNS if isinstance(column.type, UtcDateTime)]
 _UPDATED = ", ".join(f"{name} = excluded.{name}" for name in _NAMES if name != "turn_id")
 UPSERT_ROWS = text(
     f"INSERT INTO turns ({', '.join(_NAMES)}) SELECT * FROM unnest({_ARRAYS})"
@@ -32,6 +37,6 @@ def upsert_rows(conn: Connection, values: list[dict[str, Any]]) -> None:
     for row in values:
         for name in _NAMES:
             columns[name].append(row[name])
-    # The column holds naive UTC (models.UtcDateTime), which a bare array does not convert.
-    columns["asked_at"] = [t.astimezone(UTC).replace(tzinfo=None) for t in columns["asked_at"]]
+    for name in _TIMES:
+        columns[name] = [t.astimezone(UTC).replace(tzinfo=None) for t in columns[name]]
     conn.execute(UPSERT_ROWS, columns)

@@ -56,7 +56,7 @@ def examine(engine: Engine, repair: bool = True, said: Messages = ENGLISH) -> Do
         for name in invalid:
             conn.exec_driver_sql(f'REINDEX INDEX "{name}"')
         if missing:
-            conn.exec_driver_sql(schema.create_statements()[-1])
+            conn.exec_driver_sql(schema.index_statement())
     report.findings.append(
         _("Rebuilt the indexes that were invalid or missing: {indexes}.", indexes=broken)
     )

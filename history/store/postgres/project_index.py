@@ -29,36 +29,9 @@ PROJECT_WORDS = f"{FUNCTION}({schema.VECTOR_COLUMN}, project)"
 ANYWHERE, ASKED = "w", "q"
 
 
-def _prefixed(vector: str, marker: str) -> str:
-    prefix = f"md5(project) || '{marker}'"
-    joined = f"array_to_string(tsvector_to_array({vector}), ' ' || {prefix})"
-    return f"array_to_tsvector(string_to_array({prefix} || {joined}, ' '))"
-
-
-def function_statement() -> str:
-    """`recall_project_words(vector, project)`: the vector's lexemes (ours hold no spaces:
-    letters and digits only) each prefixed with the project's md5 and ANYWHERE, and its
-    question's (weight A) with the md5 and ASKED."""
-    anywhere = _prefixed("vector", ANYWHERE)
-    asked = _prefixed("ts_filter(vector, '{a}')", ASKED)
-    return (
-        f"CREATE OR REPLACE FUNCTION {FUNCTION}(vector tsvector, project text) RETURNS tsvector"
-        f" LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE RETURN {anywhere} || {asked}"
-    )
-
-
-def create_statements() -> list[str]:
-    return [
-        function_statement(),
-        f"CREATE INDEX IF NOT EXISTS {INDEX} ON turns USING gin (({PROJECT_WORDS}))",
-    ]
-
-
-def drop_statements() -> list[str]:
-    return [
-        f"DROP INDEX IF EXISTS {INDEX}",
-        f"DROP FUNCTION IF EXISTS {FUNCTION}(tsvector, text)",
-    ]
+def index_statement() -> str:
+    """The index as revision 0015 made it (over `recall_project_words`, which it made too)."""
+    return f"CREATE INDEX IF NOT EXISTS {INDEX} ON turns USING gin (({PROJECT_WORDS}))"
 
 
 def prefix(project: str, marker: str) -> str:

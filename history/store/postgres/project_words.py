@@ -24,17 +24,6 @@ SAMPLED_TURNS = 30_000
 LEAST_SHARE, LEAST_SAMPLED = 0.01, 3
 
 
-def create_statements() -> list[str]:
-    return [
-        f"CREATE TABLE {TABLE} (project text NOT NULL, word_hash integer NOT NULL,"
-        f" turns integer NOT NULL, CONSTRAINT pk_{TABLE} PRIMARY KEY (project, word_hash))"
-    ]
-
-
-def drop_statements() -> list[str]:
-    return [f"DROP TABLE IF EXISTS {TABLE}"]
-
-
 _ROWS = text("SELECT greatest(reltuples, 0)::bigint FROM pg_class WHERE oid = 'turns'::regclass")
 _REFILL = f"""
 WITH sample AS MATERIALIZED (

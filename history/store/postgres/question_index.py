@@ -30,42 +30,9 @@ QUESTION_WORDS = f"{FUNCTION}(asked, project)"
 ONCE_CEILING = 0.766
 
 
-def function_statement() -> str:
-    """`recall_question(asked, project)`: the question's words (parsed once), the words it
-    repeats with REPEAT_PREFIX, and the project's tag. PL/pgSQL: as an SQL function with a
-    subquery (which PostgreSQL does not inline) it cost 260 µs a row, this one 70-100 µs,
-    the question's words and tag alone 47 µs (measured at 1M turns, load 2-3)."""
-    words = f"to_tsvector('{schema.CONFIG}'::regconfig, {schema.WORDS_FUNCTION}(asked))"
-    tag = f"to_tsvector('{schema.CONFIG}'::regconfig, {schema.TAG_EXPRESSION})"
-    return (
-        f"CREATE OR REPLACE FUNCTION {FUNCTION}(asked text, project text) RETURNS tsvector"
-        " LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE SET search_path FROM CURRENT AS $$"
-        f" DECLARE v tsvector := {words}; repeated text[] := '{{}}'; u record;"
-        " BEGIN"
-        " FOR u IN SELECT lexeme, positions FROM unnest(v) LOOP"
-        " IF cardinality(u.positions) > 1 THEN"
-        f" repeated := repeated || ('{REPEAT_PREFIX}' || u.lexeme); END IF;"
-        " END LOOP;"
-        f" RETURN v || array_to_tsvector(repeated) || {tag};"
-        " END $$"
-    )
-
-
-def create_statements() -> list[str]:
-    return [
-        function_statement(),
-        f"DROP INDEX IF EXISTS {schema.ASKED_INDEX}",
-        f"CREATE INDEX {schema.ASKED_INDEX} ON turns USING gin (({QUESTION_WORDS}))",
-    ]
-
-
-def drop_statements() -> list[str]:
-    """Back to revision 0009's index of the question's words and the tag."""
-    return [
-        f"DROP INDEX IF EXISTS {schema.ASKED_INDEX}",
-        schema.asked_index_statements()[0],
-        f"DROP FUNCTION IF EXISTS {FUNCTION}(text, text)",
-    ]
+def index_statement() -> str:
+    """The index as revision 0014 made it (over `recall_question`, which it made too)."""
+    return f"CREATE INDEX {schema.ASKED_INDEX} ON turns USING gin (({QUESTION_WORDS}))"
 
 
 def repeats_query(words: Iterable[str]) -> str:

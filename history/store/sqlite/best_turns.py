@@ -26,7 +26,6 @@ import random
 import struct
 import time
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import Connection
@@ -60,24 +59,6 @@ STEP_SECONDS = 0.1
 # The hits' column weights as the ranking weighs them (the project tag weighs nothing).
 _WEIGHTS = ", ".join(str(w) for w in (*COLUMN_WEIGHTS, 0.0))
 _RECORD = struct.Struct("<dqdq")
-
-
-def schema_statements(watched_columns: Sequence[str] = fts.WATCHED_COLUMNS) -> list[str]:
-    """The tables and the triggers that keep a forget and a rewrite exact."""
-    watched = ", ".join(watched_columns)
-    return [
-        f"CREATE TABLE {LISTS} (word TEXT PRIMARY KEY, built_upto INTEGER NOT NULL, "
-        "average_length REAL NOT NULL, bound REAL NOT NULL, turns INTEGER NOT NULL)",
-        f"CREATE TABLE {ROWS} (word TEXT NOT NULL, turn_id INTEGER NOT NULL, "
-        "project TEXT NOT NULL, hits REAL NOT NULL, length INTEGER NOT NULL, "
-        "PRIMARY KEY (word, turn_id)) WITHOUT ROWID",
-        f"CREATE INDEX {TURN_INDEX} ON {ROWS} (turn_id)",
-        f"CREATE TRIGGER {ROWS}_ad AFTER DELETE ON turns "
-        f"BEGIN DELETE FROM {ROWS} WHERE turn_id = old.id; END",
-        f"CREATE TRIGGER {ROWS}_au AFTER UPDATE OF {watched} ON turns BEGIN "
-        f"DELETE FROM {ROWS} WHERE turn_id = old.id; "
-        f"UPDATE {LISTS} SET built_upto = old.id - 1 WHERE built_upto >= old.id; END",
-    ]
 
 
 def drop_statements() -> list[str]:

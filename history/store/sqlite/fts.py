@@ -5,13 +5,12 @@ work since revision 0016) and the project's tag; the triggers
 `turns_ai`, `turns_ad` and `turns_au` keep it in step with `turns`. Since revision 0007 it reads
 its text through `recall_index_text` (history.query.index_text, registered on every connection:
 CJK runs become their character pairs) and stems with Porter, and its content table is the view
-`turns_indexed`, which shows `turns` the same way. Migrations call these functions with their
-own tokenizer string and text function, so an old revision keeps meaning what it meant.
+`turns_indexed`, which shows `turns` the same way. The revisions (alembic/versions) make the
+table, its view and triggers with DDL of their own; `trigger_statements` gives head's triggers
+back to `recall doctor`.
 """
 
 from __future__ import annotations
-
-from collections.abc import Sequence
 
 from sqlalchemy import Connection, text
 from sqlalchemy.exc import OperationalError
@@ -27,9 +26,6 @@ WATCHED_COLUMNS = (*TEXT_COLUMNS, "project")
 TRIGGERS = ("turns_ai", "turns_ad", "turns_au")
 DEFAULT_TOKENIZE = "porter unicode61 remove_diacritics 2"
 INDEX_TEXT_FUNCTION = "recall_index_text"
-CONTENT_VIEW = "turns_indexed"
-# Rows indexed per statement when a migration fills the index (each one a step of its progress).
-FILL_ROWS = 20_000
 
 
 def fts5_available(conn: Connection) -> bool:
@@ -50,90 +46,37 @@ def fts_exists(conn: Connection) -> bool:
     return found is not None
 
 
-def create_fts_statements(
-    tokenize: str = DEFAULT_TOKENIZE,
-    columns: Sequence[str] = INDEXED_COLUMNS,
-    watched: Sequence[str] = WATCHED_COLUMNS,
-    through: str | None = INDEX_TEXT_FUNCTION,
-    rebuild: bool = True,
-) -> list[str]:
-    """The DDL for the FTS table and its triggers, then (with `rebuild`) the index of the rows
-    already there. Migrations pass the columns of their own revision, and `through` (the SQL
-    function the text columns are indexed through) None before revision 0007."""
-    cols = ", ".join(columns)
-    content = CONTENT_VIEW if through else "turns"
-    view = (
-        f"CREATE VIEW {CONTENT_VIEW} AS SELECT id, {', '.join(_indexed(columns, through))} "
-        "FROM turns"
+def _indexed(row: str) -> str:
+    """The indexed columns of `row` as FTS5 is given them: the text through INDEX_TEXT_FUNCTION,
+    the project's tag as it is."""
+    return ", ".join(
+        f"{row}.{column}" if column == PROJECT_TAG else f"{INDEX_TEXT_FUNCTION}({row}.{column})"
+        for column in INDEXED_COLUMNS
     )
-    return [
-        *([view] if through else []),
-        f"CREATE VIRTUAL TABLE {FTS_TABLE} USING fts5({cols}, "
-        f"content='{content}', content_rowid='id', tokenize='{tokenize}')",
-        *trigger_statements(columns, watched, through),
-        *([rebuild_statement()] if rebuild else []),
-    ]
 
 
-def _indexed(
-    columns: Sequence[str], through: str | None, row: str = "", named: bool = True
-) -> list[str]:
-    """Each column as FTS5 is given it: every text column (all but the project's tag, in every
-    revision) through the function `through`."""
-    found = []
-    for column in columns:
-        value = f"{row}{column}"
-        if through and column != PROJECT_TAG:
-            value = f"{through}({value})" + (f" AS {column}" if named else "")
-        found.append(value)
-    return found
-
-
-def trigger_statements(
-    columns: Sequence[str] = INDEXED_COLUMNS,
-    watched: Sequence[str] = WATCHED_COLUMNS,
-    through: str | None = INDEX_TEXT_FUNCTION,
-) -> list[str]:
-    """The triggers that keep turns_fts in step with turns."""
-    cols = ", ".join(columns)
-    new_cols = ", ".join(_indexed(columns, through, "new.", named=False))
-    old_cols = ", ".join(_indexed(columns, through, "old.", named=False))
+def trigger_statements() -> list[str]:
+    """The triggers that keep turns_fts in step with turns, as head has them (`recall doctor`
+    puts back a missing one)."""
+    cols = ", ".join(INDEXED_COLUMNS)
     delete_old = (
         f"INSERT INTO {FTS_TABLE}({FTS_TABLE}, rowid, {cols}) "
-        f"VALUES ('delete', old.id, {old_cols});"
+        f"VALUES ('delete', old.id, {_indexed('old')});"
     )
-    insert_new = f"INSERT INTO {FTS_TABLE}(rowid, {cols}) VALUES (new.id, {new_cols});"
+    insert_new = f"INSERT INTO {FTS_TABLE}(rowid, {cols}) VALUES (new.id, {_indexed('new')});"
     return [
         f"CREATE TRIGGER turns_ai AFTER INSERT ON turns BEGIN {insert_new} END",
         f"CREATE TRIGGER turns_ad AFTER DELETE ON turns BEGIN {delete_old} END",
         # Only a change to an indexed column touches the index.
-        f"CREATE TRIGGER turns_au AFTER UPDATE OF {', '.join(watched)} ON turns "
+        f"CREATE TRIGGER turns_au AFTER UPDATE OF {', '.join(WATCHED_COLUMNS)} ON turns "
         f"BEGIN {delete_old} {insert_new} END",
     ]
-
-
-def fill_statement(columns: Sequence[str] = INDEXED_COLUMNS) -> str:
-    """Index the rows with ids in (:after, :upto]: a rebuild in steps, so it can show progress."""
-    cols = ", ".join(columns)
-    return (
-        f"INSERT INTO {FTS_TABLE}(rowid, {cols}) SELECT id, {cols} FROM {CONTENT_VIEW} "
-        "WHERE id > :after AND id <= :upto"
-    )
 
 
 def missing_triggers(conn: Connection) -> list[str]:
     found = conn.exec_driver_sql("SELECT name FROM sqlite_master WHERE type = 'trigger'")
     present = set(found.scalars())
     return [name for name in TRIGGERS if name not in present]
-
-
-def drop_fts_statements() -> list[str]:
-    """Triggers first: a trigger left behind would fail every later write to `turns`."""
-    return [
-        *drop_triggers_statements(),
-        f"DROP TABLE IF EXISTS {FTS_TABLE}",
-        f"DROP VIEW IF EXISTS {CONTENT_VIEW}",
-    ]
 
 
 def drop_triggers_statements() -> list[str]:

@@ -28,25 +28,6 @@ FRESH_FOR_GROWTH = 0.01
 _VOCAB = f"temp.{fts.FTS_TABLE}_vocab"
 
 
-def schema_statements(watched_columns: Sequence[str] = fts.WATCHED_COLUMNS) -> list[str]:
-    watched = ", ".join(watched_columns)
-    return [
-        f"CREATE TABLE {TABLE} (word TEXT PRIMARY KEY, holding INTEGER NOT NULL, "
-        "turns INTEGER NOT NULL) WITHOUT ROWID",
-        f"CREATE TRIGGER {TABLE}_ad AFTER DELETE ON turns BEGIN DELETE FROM {TABLE}; END",
-        f"CREATE TRIGGER {TABLE}_au AFTER UPDATE OF {watched} ON turns "
-        f"BEGIN DELETE FROM {TABLE}; END",
-    ]
-
-
-def drop_statements() -> list[str]:
-    return [
-        f"DROP TRIGGER IF EXISTS {TABLE}_au",
-        f"DROP TRIGGER IF EXISTS {TABLE}_ad",
-        f"DROP TABLE IF EXISTS {TABLE}",
-    ]
-
-
 def read(conn: Connection, words: Sequence[str], rows: int) -> dict[str, int]:
     """The counts of `words` (index forms) still fresh in an index of `rows` turns; none from a
     file without the table (opened read-only before it could be migrated)."""

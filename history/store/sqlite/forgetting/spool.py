@@ -34,7 +34,7 @@ from pathlib import Path
 from sqlalchemy import Connection
 from sqlalchemy.exc import DBAPIError
 
-from history.domain import NewTurn
+from history.domain import TURN_FIELDS, NewTurn, turn_fields_of_type
 from history.store.rows import chunks
 from history.store.sqlite.engine import sqlite_driver
 
@@ -186,38 +186,22 @@ def _as_sqlalchemy_errors() -> Iterator[None]:
         raise DBAPIError.instance("(the spool)", None, exc, driver.Error) from exc
 
 
+# A spooled turn is a JSON object of its fields: lists of names as arrays, times in ISO 8601.
+_NAME_LISTS = turn_fields_of_type(tuple[str, ...])
+_TIMES = turn_fields_of_type(datetime)
+
+
 def _encoded(turn: NewTurn) -> str:
-    return json.dumps(
-        {
-            "turn_id": turn.turn_id,
-            "session_id": turn.session_id,
-            "project": turn.project,
-            "asked_at": turn.asked_at.isoformat(),
-            "tainted": turn.tainted,
-            "asked": turn.asked,
-            "answered": turn.answered,
-            "files": list(turn.files),
-            "edited": list(turn.edited),
-            "tools": list(turn.tools),
-            "work": turn.work,
-        },
-        ensure_ascii=False,
-    )
+    fields = {name: getattr(turn, name) for name in TURN_FIELDS}
+    return json.dumps(fields, ensure_ascii=False, default=datetime.isoformat)
 
 
 def _decoded(stored: str) -> NewTurn:
-    fields = json.loads(stored)
-    return NewTurn(
-        turn_id=fields["turn_id"],
-        session_id=fields["session_id"],
-        project=fields["project"],
-        asked_at=datetime.fromisoformat(fields["asked_at"]),
-        tainted=bool(fields["tainted"]),
-        asked=fields["asked"],
-        answered=fields["answered"],
-        files=tuple(fields["files"]),
-        edited=tuple(fields["edited"]),
-        tools=tuple(fields["tools"]),
-        # A turn spooled before the work was stored has none.
-        work=fields.get("work", ""),
-    )
+    spooled = json.loads(stored)
+    # A field added since the turn was spooled is left out: it takes its default.
+    fields = {name: spooled[name] for name in TURN_FIELDS if name in spooled}
+    for name in _NAME_LISTS:
+        fields[name] = tuple(fields[name])
+    for name in _TIMES:
+        fields[name] = datetime.fromisoformat(fields[name])
+    return NewTurn(**fields)

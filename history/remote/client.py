@@ -1,0 +1,116 @@
+"""`POST /api/code/turns` with the standard library's urllib, and what each answer means.
+
+A turn the service stored (201, whatever its outcome) is delivered. One it will never take as
+sent (any other 4xx: too large, malformed) is refused, and kept aside rather than tried forever.
+Everything else is "later": no connection, a timeout, a 5xx, 408 and 429 (busy), 401 / 403 (the
+key is wrong or lacks the right to record: fixing the key sends the turn), and what says the
+address is wrong rather than the turn (a redirect, 404, 405, 421): fixing the address sends it.
+Redirects are not followed: they would turn the POST into a GET, or carry the key elsewhere.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from enum import Enum
+from typing import IO
+
+from history.remote.settings import Service
+
+TIMEOUT_SECONDS = 5.0
+KEY_STATUSES = frozenset({401, 403})
+BUSY_STATUSES = frozenset({408, 429})
+ADDRESS_STATUSES = frozenset({404, 405, 421})  # no such endpoint here, or not this name
+REASON_CHARS = 300
+
+
+class Verdict(Enum):
+    DELIVERED = "delivered"
+    LATER = "later"
+    REFUSED = "refused"
+
+
+@dataclass(frozen=True)
+class Answer:
+    verdict: Verdict
+    status: int | None = None  # the HTTP status; None when no answer came
+    outcome: str = ""  # new, updated, unchanged or spooled, for a delivered turn
+    reason: str = ""  # the service's detail, or the connection's error, one line
+
+    @property
+    def key_refused(self) -> bool:
+        return self.status in KEY_STATUSES
+
+    @property
+    def wrong_address(self) -> bool:
+        return self.status in ADDRESS_STATUSES or (self.status or 0) // 100 == 3
+
+
+def verdict_of(status: int) -> Verdict:
+    if 200 <= status < 300:
+        return Verdict.DELIVERED
+    if 400 <= status < 500 and status not in KEY_STATUSES | BUSY_STATUSES | ADDRESS_STATUSES:
+        return Verdict.REFUSED
+    return Verdict.LATER
+
+
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *_args: object, **_kwargs: object) -> None:
+        return None  # the 3xx is raised as an HTTPError and read as "later"
+
+
+class Client:
+    """Posts bodies (history.remote.body) to one service."""
+
+    def __init__(self, service: Service, timeout: float = TIMEOUT_SECONDS) -> None:
+        self.service, self.timeout = service, timeout
+        self._opener = urllib.request.build_opener(_NoRedirects())
+        self._headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if service.key:
+            self._headers["Authorization"] = f"Bearer {service.key}"
+
+    def post_turn(self, body: bytes) -> Answer:
+        request = urllib.request.Request(
+            self.service.turns_url, data=body, headers=self._headers, method="POST"
+        )
+        try:
+            with self._opener.open(request, timeout=self.timeout) as response:
+                status, reply = response.status, _read(response)
+        except urllib.error.HTTPError as error:
+            if 300 <= error.code < 400:
+                moved = f"moved to {error.headers.get('Location', '?')}"[:REASON_CHARS]
+                return Answer(Verdict.LATER, error.code, reason=moved)
+            status, reply = error.code, _read(error)
+        except (OSError, http.client.HTTPException, ValueError) as error:
+            return Answer(Verdict.LATER, reason=_connection_error(error))
+        verdict = verdict_of(status)
+        if verdict is Verdict.DELIVERED:
+            outcome = reply.get("outcome") if isinstance(reply, dict) else None
+            return Answer(verdict, status, outcome=str(outcome or "new"))
+        return Answer(verdict, status, reason=_detail(reply, status))
+
+
+def _read(response: IO[bytes]) -> object:
+    try:
+        return json.loads(response.read(64 * 1024))
+    except (OSError, ValueError, http.client.HTTPException):
+        return None
+
+
+def _detail(reply: object, status: int) -> str:
+    """The service's `detail`: a sentence, or for 422 the first `{loc, msg}`."""
+    detail = reply.get("detail") if isinstance(reply, dict) else None
+    if isinstance(detail, list) and detail and isinstance(detail[0], dict):
+        where = ".".join(str(part) for part in detail[0].get("loc", []) if part != "body")
+        detail = f"{where}: {detail[0].get('msg', '')}" if where else detail[0].get("msg")
+    text = detail if isinstance(detail, str) and detail else http.client.responses.get(status, "")
+    return " ".join(text.split())[:REASON_CHARS]
+
+
+def _connection_error(error: BaseException) -> str:
+    cause = error.reason if isinstance(error, urllib.error.URLError) else error
+    text = getattr(cause, "strerror", None) or str(cause) or type(cause).__name__
+    return " ".join(str(text).split())[:REASON_CHARS]
