@@ -19,14 +19,14 @@ from bench.measure import percentile
 from bench.mixes import MIXES, queries
 from history import HistoryIndex
 from history.store.sqlite.fts import indexed_rows
+from tests.engines import engine_of
 
 BINS = (0.01, 0.05, 0.2, 1.0)  # upper bounds of the commonest word's share of the turns
 
 
 def _shares(index: HistoryIndex, words: tuple[str, ...]) -> float:
-    assert index.engine is not None
     count = "SELECT count(*) FROM turns_fts WHERE turns_fts MATCH ?"
-    with index.engine.connect() as conn:
+    with engine_of(index).connect() as conn:
         rows = indexed_rows(conn)
         found = [conn.exec_driver_sql(count, (f'"{word}"',)).scalar_one() for word in words]
     return max(found) / max(rows, 1)

@@ -56,31 +56,28 @@ def timed(owner: Any, name: str, kind: str, timings: Timings) -> None:
 
 def recall_parts(db: Path, project: str) -> None:
     from history import HistoryIndex
-    from history.store.sqlite import forgetting, writers, zeroing
+    from history.store.sqlite.forgetting import checkpoints, writers, zeroing
+    from history.store.sqlite.forgetting import forget as forgetting
 
     index = HistoryIndex.open(db)
     index.tidy()
     repository = index._repository
     timings: Timings = defaultdict(list)
-    scrub = repository._scrub
+    scrub = repository.forgetting.steps
     timed(scrub, "delete_step", "delete_batches", timings)
     timed(scrub, "_rewrite_step", "rewrite_steps_in_transaction", timings)
     timed(scrub, "step", "scrub_steps_with_commit", timings)
     timed(zeroing, "zero_step", "zeroing_in_transaction", timings)
-    background = getattr(repository, "_checkpointer", None)
-    if background is None:
-        timed(repository, "checkpoint", "passive_checkpoints", timings)
-    else:  # on a thread of their own, beside the steps
-        timed(background, "_checkpoint", "passive_checkpoints", timings)
-        timed(background, "wait", "waits_for_background_checkpoint", timings)
-    timed(repository, "_final_checkpoint", "final_checkpoint", timings)
+    # The final checkpoint's own passive one counts among the passive ones.
+    timed(checkpoints, "passive", "passive_checkpoints", timings)
+    timed(checkpoints, "truncate", "final_checkpoint", timings)
     timed(scrub, "move_spooled", "move_spooled", timings)
     timed(writers.WaitingWriters, "let_in", "let_in", timings)
     timed(forgetting.time, "sleep", "sleeps", timings)
     started = time.monotonic()
     removed = repository.delete_project(project)
     rows_gone = time.monotonic()
-    state = repository.scrub(None)
+    state = repository.forgetting.scrub(None)
     done = time.monotonic()
     emit("forgotten", "recall", removed, "turns")
     emit("forget_rows", "recall", (rows_gone - started) * 1000)

@@ -141,7 +141,7 @@ def recall_forget(db: Path, project: str, interval: float) -> None:
     started = time.monotonic()
     removed = repository.delete_project(project)
     rows_gone = time.monotonic()
-    scrubbed = repository.scrub(None)
+    scrubbed = index._maintenance.scrub(None)
     done = time.monotonic()
     time.sleep(1)
     report = recorder.finish()

@@ -19,6 +19,7 @@ from sqlalchemy import event
 
 from bench.corpus import queries
 from history import HistoryIndex
+from tests.engines import engine_of
 
 
 def _heap(node: dict[str, Any]) -> tuple[int, int]:
@@ -40,10 +41,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--scope", choices=("every", "project"), default="every")
     args = parser.parse_args(argv)
     index = HistoryIndex.open(args.url)
-    assert index.engine is not None
     statements: list[tuple[str, Any]] = []
     event.listen(
-        index.engine,
+        engine_of(index),
         "before_cursor_execute",
         lambda conn, cursor, sql, params, *rest: statements.append((sql, params)),
     )
@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> None:
         project = query.project if args.scope == "project" else None
         result = index.search(query.text, project, k=5)
         blocks = rows = 0
-        with index.engine.connect() as conn:
+        with engine_of(index).connect() as conn:
             cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
             for sql, params in [s for s in statements if "ts_rank" in s[0]]:
                 cursor.execute("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) " + sql, params)

@@ -32,18 +32,18 @@ from history.prepare import as_turn, prepare
 from history.store.models import TURN_COLUMNS
 from history.store.postgres import project_index, project_words, question_index, schema, summaries
 from history.store.rows import row_values
+from tests.engines import engine_of
 
 BATCH = 5_000
 _COLUMNS = [column.key for column in TURN_COLUMNS]
 
 
 def _copy_rows(index: HistoryIndex, size: int, seed: int, end: datetime, mix: str) -> None:
-    assert index.engine is not None
     stream = turns(mix, seed, end)
     ids = index._ids
     copy = f"COPY turns ({', '.join(_COLUMNS)}) FROM STDIN"
     written = 0
-    raw = index.engine.raw_connection()
+    raw = engine_of(index).raw_connection()
     try:
         connection = raw.driver_connection
         assert connection is not None
@@ -67,9 +67,8 @@ def load(url: str, size: int, seed: int, end: datetime, mix: str) -> None:
     out = Emitter(size)
     projects(seed), word_weights()
     index = HistoryIndex.open(url)
-    assert index.engine is not None
     started = time.perf_counter()
-    with index.engine.begin() as conn:
+    with engine_of(index).begin() as conn:
         if conn.execute(text("SELECT count(*) FROM turns")).scalar_one():
             raise SystemExit("the database already holds turns: load into an empty one")
         conn.execute(text(f"DROP INDEX {schema.VECTOR_INDEX}"))
@@ -86,11 +85,10 @@ def load(url: str, size: int, seed: int, end: datetime, mix: str) -> None:
 
 def _finish(index: HistoryIndex) -> None:
     """Summary rows, the full-text index and the triggers, once every row is in."""
-    assert index.engine is not None
-    with index.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+    with engine_of(index).connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
         # Without statistics the backfill's per-conversation lookups scan whole projects.
         conn.execute(text("ANALYZE turns"))
-    with index.engine.begin() as conn:
+    with engine_of(index).begin() as conn:
         conn.execute(text("SET LOCAL maintenance_work_mem = '512MB'"))
         for statement in summaries.backfill_statements():
             conn.execute(text(statement))
@@ -99,9 +97,9 @@ def _finish(index: HistoryIndex) -> None:
         conn.execute(text(project_index.index_statement()))
         conn.execute(text(schema.pending_list_statement(schema.PENDING_LIST_KB)))
         conn.execute(text("ALTER TABLE turns ENABLE TRIGGER USER"))
-    with index.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+    with engine_of(index).connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
         conn.execute(text("VACUUM ANALYZE"))
-    with index.engine.begin() as conn:
+    with engine_of(index).begin() as conn:
         project_words.refill(conn)
 
 

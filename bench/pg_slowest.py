@@ -20,6 +20,7 @@ from sqlalchemy import event
 
 from bench.corpus import queries
 from history import HistoryIndex
+from tests.engines import engine_of
 
 
 def _nodes(node: dict[str, Any]) -> list[dict[str, Any]]:
@@ -65,7 +66,6 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--plans", action="store_true", help="print the slow statements' plans")
     args = parser.parse_args(argv)
     index = HistoryIndex.open(args.url)
-    assert index.engine is not None
     sent: list[list[Any]] = []
 
     def before(conn: Any, cursor: Any, sql: str, params: Any, *rest: Any) -> None:
@@ -74,8 +74,8 @@ def main(argv: list[str] | None = None) -> None:
     def after(conn: Any, cursor: Any, sql: str, params: Any, *rest: Any) -> None:
         sent[-1][3] = (time.perf_counter() - sent[-1][2]) * 1000
 
-    event.listen(index.engine, "before_cursor_execute", before)
-    event.listen(index.engine, "after_cursor_execute", after)
+    event.listen(engine_of(index), "before_cursor_execute", before)
+    event.listen(engine_of(index), "after_cursor_execute", after)
     sample = queries(args.queries, args.seed)
     for query in sample[:5]:
         index.search(query.text, project=None, k=5)
@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> None:
         searches.append((wall, query.text, project, [list(s) for s in sent]))
     searches.sort(key=lambda s: -s[0])
     totals: dict[str, float] = {}
-    with index.engine.connect() as conn:
+    with engine_of(index).connect() as conn:
         cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
         for wall, words, project, statements in searches[: args.slowest]:
             parts = []

@@ -16,6 +16,7 @@ from bench.measure import BASELINE, CORPUS, RECALL, Emitter, database_bytes, per
 from history import HistoryIndex
 from history.ranking import EXACT_FORM_BONUS, exact_form_bonus, idf
 from history.store.sqlite.fts import indexed_rows
+from tests.engines import engine_of
 
 WARM_UP = 20
 RECALL_BM25 = "bm25(turns_fts, 3.0, 1.0, 1.0, 0.5, 0.0)"
@@ -64,8 +65,7 @@ def bytes_per_turn(
     out: Emitter, recall: HistoryIndex, recall_db: Path, baseline: Baseline, turns: int
 ) -> None:
     """File bytes (database and WAL, after a checkpoint) over the turns stored."""
-    assert recall.engine is not None
-    raw = recall.engine.raw_connection()
+    raw = engine_of(recall).raw_connection()
     try:
         raw.cursor().execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
     finally:
@@ -190,7 +190,6 @@ def recall_exhaustive(
     files and work 3, 1, 1, 0.5 and the project tag column 0, plus the exact-form bonus (0.5 x
     idf for each query word held in the form typed). The top `k` turn ids. The bonus is bounded,
     so it is computed only for turns whose bm25 comes within that bound of the k-th best."""
-    assert recall.engine is not None
     sql = (
         f"SELECT t.id, t.asked_at, t.turn_id, {RECALL_BM25} FROM turns_fts "
         "CROSS JOIN turns t ON t.id = turns_fts.rowid WHERE turns_fts MATCH :match"
@@ -198,7 +197,7 @@ def recall_exhaustive(
     )
     params = {"match": match_expression(terms), "project": project}
     count = "SELECT count(*) FROM turns_fts WHERE turns_fts MATCH :match"
-    with recall.engine.connect() as conn:
+    with engine_of(recall).connect() as conn:
         rows = [list(row) for row in conn.exec_driver_sql(sql, params)]
         indexed = indexed_rows(conn)
         term_idf = {

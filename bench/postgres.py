@@ -30,6 +30,7 @@ from history import HistoryIndex
 from history.query import terms as query_terms
 from history.store.postgres import schema, search
 from history.store.postgres.repository import PostgresTurnRepository
+from tests.engines import engine_of
 
 NAIVE = "naive"
 FORGOTTEN_PROJECT = "/home/dev/proj-10"
@@ -42,8 +43,8 @@ def _ms(started: float) -> float:
 def naive(index: HistoryIndex, words: Sequence[str], project: str | None, k: int) -> list[str]:
     """Every matching turn ranked by the fast path's own score, then LIMIT k."""
     repository = index._repository
-    assert isinstance(repository, PostgresTurnRepository) and index.engine is not None
-    with index.engine.connect() as conn:
+    assert isinstance(repository, PostgresTurnRepository) and engine_of(index) is not None
+    with engine_of(index).connect() as conn:
         rows, frequency = repository._search.counts.rows_and_counts(conn, words)
         params: dict[str, Any] = {"k": k}
         for n, word in enumerate(words):
@@ -127,8 +128,7 @@ def import_phase(out: Emitter, index: HistoryIndex, count: int, seed: int, batch
 
 def forget_phase(out: Emitter, index: HistoryIndex, what: Sequence[str]) -> None:
     """A ~30-turn session, then a whole project; the rewrite (the scrub) timed apart."""
-    assert index.engine is not None
-    with index.engine.connect() as conn:
+    with engine_of(index).connect() as conn:
         session = conn.execute(
             text(
                 "SELECT session_id, count(*) FROM turns GROUP BY session_id"
@@ -147,7 +147,7 @@ def forget_phase(out: Emitter, index: HistoryIndex, what: Sequence[str]) -> None
         removed = forget()
         out.emit(f"forget_{name}", RECALL, _ms(started), "ms", turns=removed)
         started = time.perf_counter()
-        scrubbed = repository.purge()
+        scrubbed = index._maintenance.scrub(None) == "done"
         out.emit(f"forget_{name}_scrub", RECALL, _ms(started), "ms", done=scrubbed)
 
 

@@ -1,4 +1,5 @@
-"""Where the index lives: `--home`, else `$RECALL_HOME`, else `~/.recall`."""
+"""Where the index lives: `--database-url`, else `$RECALL_DATABASE_URL`, else the home's file
+(`--home`, else `$RECALL_HOME`, else `~/.recall`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import stat
 from pathlib import Path
 
 DATABASE_NAME = "history.db"
+DATABASE_URL_VARIABLE = "RECALL_DATABASE_URL"
 
 
 def resolve_home(home: str | os.PathLike[str] | None = None) -> Path:
@@ -18,6 +20,11 @@ def resolve_home(home: str | os.PathLike[str] | None = None) -> Path:
 
 def database_path(home: str | os.PathLike[str] | None = None) -> Path:
     return resolve_home(home) / DATABASE_NAME
+
+
+def configured_url(database_url: str | None = None) -> str | None:
+    """`--database-url`, else `$RECALL_DATABASE_URL`, else None (the home's SQLite file)."""
+    return database_url or os.environ.get(DATABASE_URL_VARIABLE) or None
 
 
 def ensure_private_dir(path: Path) -> None:

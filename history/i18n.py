@@ -18,10 +18,6 @@ LANGUAGES: tuple[str, ...] = ("en", "pt-BR", "es", "fr", "de", "it", "ja", "zh-C
 ENGLISH = "en"
 DOMAINS: tuple[str, ...] = ("tool", "api", "cli", "page")
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
-LANGUAGE_HELP = (
-    "language: en, pt-BR, es, fr, de, it, ja, zh-CN, ko or ru (default $RECALL_LANGUAGE, else "
-    "the locale's, else en; an unknown one is en)"
-)
 
 _BY_FOLDED = {tag.lower(): tag for tag in LANGUAGES}
 # A language we speak in one written form only: its other regions and scripts read that one.

@@ -11,8 +11,6 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from sqlalchemy import Engine
-
 from history import paging
 from history.domain import (
     READ_ONLY,
@@ -24,16 +22,17 @@ from history.domain import (
     SearchResults,
     Turn,
 )
-from history.home import ensure_private_dir, resolve_home
+from history.home import DATABASE_NAME, configured_url, ensure_private_dir, resolve_home
+from history.i18n import Messages
 from history.limits import MAX_DAYS
 from history.prepare import RecordCounts, TurnFields, as_turn, prepare
 from history.query import terms
 from history.redaction.ids import IdMask
+from history.reports import About, DeletedCopies, DoctorReport, Recovered, Recovery, Stats
 from history.retention import RetentionPolicy
-from history.store import backends, file_turns
-from history.store.file_turns import Candidate
-from history.store.repository import TurnRepository
-from history.store.sqlite import engine as sqlite_db
+from history.store import backends
+from history.store.maintenance import ENGLISH, Maintenance, Unattended
+from history.store.repository import Candidate, TurnRepository
 from history.upkeep import Upkeep
 
 log = logging.getLogger(__name__)
@@ -69,18 +68,20 @@ class AmbiguousTurnId(LookupError):
 
 
 class HistoryIndex:
+    """What every face calls. Its store is two ports (history/store/): the data it holds and
+    answers (`TurnRepository`), and the care it needs (`Maintenance`); which backend stands
+    behind them is theirs to know."""
+
     def __init__(
         self,
         repository: TurnRepository,
         full_text: bool,
-        engine: Engine | None = None,
+        maintenance: Maintenance | None = None,
         ids: IdMask | None = None,
-        backend: str = "sqlite",
         writable: bool = True,
     ) -> None:
         self._repository = repository
-        self.backend = backend
-        self._engine = engine
+        self._maintenance = maintenance or Unattended(full_text)
         # Every id and project that comes in is masked the way it was when it was stored.
         self._ids = ids or IdMask()
         self._write_lock = threading.Lock()
@@ -93,7 +94,7 @@ class HistoryIndex:
 
     @classmethod
     def open(
-        cls, target: str | os.PathLike[str], busy_timeout_ms: int = sqlite_db.BUSY_TIMEOUT_MS
+        cls, target: str | os.PathLike[str], busy_timeout_ms: int = backends.BUSY_TIMEOUT_MS
     ) -> HistoryIndex:
         """Open (creating and migrating to head) the index at a path or SQLAlchemy URL: a file
         path or `sqlite:///...` is the embedded SQLite file, `postgresql+psycopg://user@host/db`
@@ -102,14 +103,7 @@ class HistoryIndex:
         `busy_timeout_ms` bounds how long a write waits for another writer's lock."""
         opened = backends.open_store(target, busy_timeout_ms)
         ids = IdMask(opened.id_key_file)
-        index = cls(
-            opened.repository,
-            opened.full_text,
-            opened.engine,
-            ids,
-            opened.backend,
-            writable=opened.writable,
-        )
+        index = cls(opened.repository, opened.full_text, opened.maintenance, ids, opened.writable)
         index._take_up_owed_work()
         return index
 
@@ -461,44 +455,30 @@ class HistoryIndex:
 
     def file_candidates(self, path: str, project: str | None) -> list[Candidate]:
         """The turns (of `project`, or of every one) whose recorded files may name `path`, by
-        its words (history/store/file_turns.py), newest first: history.blame keeps the exact."""
-        if self._engine is None:
-            return []
+        its words, newest first: history.blame keeps the exact."""
         scope = self._ids.project(project) if project is not None else None
-        return file_turns.candidates(self._engine, self.backend, self.full_text, path, scope)
+        return self._repository.file_candidates(path, scope)
 
     def turns_by_row(self, ids: Sequence[int]) -> dict[int, Turn]:
         """The whole turns of the rows `file_candidates` gave (a forgotten one is not there)."""
-        return {} if self._engine is None else file_turns.turns_by_id(self._engine, ids)
+        return self._repository.turns_by_row(ids)
 
     def _upkeep_step(self, pages: int) -> bool:
-        """A step of a forget's owed work (any process's), else merge some of the full-text
-        index or, with nothing left to merge, checkpoint. The merge waits for this process's
-        writes; the checkpoint lets them run. Turns past their retention are listed as owed
-        first (one short transaction), so their deletion goes in the same steps as a forget's."""
+        """A step of the store's upkeep (a forget's owed work first, any process's: see
+        Maintenance.step). Turns past their retention are listed as owed before (one short
+        transaction), so their deletion goes in the same steps as a forget's."""
         if self._retention_due():
             self._next_retention_check = time.monotonic() + RETENTION_CHECK_SECONDS
             self._repository.expire_due(datetime.now(UTC))
             return True
-        if self._owes():
-            started = time.monotonic()
-            state = self._repository.scrub(0)
-            if state == "blocked":
-                self._upkeep.retry_later()
-                return False
-            if state == "more":
-                # The step held the write lock: leave it free as long for the writers waiting.
-                time.sleep(time.monotonic() - started)
-                return True
-        with self._write_lock:
-            if self._repository.merge(pages):
-                return True
-        self._repository.checkpoint()
-        return False
+        state = self._maintenance.step(pages, self._write_lock)
+        if state == "blocked":
+            self._upkeep.retry_later()
+        return state == "more"
 
     def _owes(self) -> bool:
         try:
-            return self._repository.owes()
+            return self._maintenance.owes()
         except Exception as exc:
             log.warning("checking for owed forget work failed: %s", type(exc).__name__)
             return False
@@ -529,7 +509,7 @@ class HistoryIndex:
         if not removed and not self._owes():
             return
         try:
-            done = self._repository.scrub(None) == "done"
+            done = self._maintenance.scrub(None) == "done"
         except Exception as exc:
             log.warning("scrubbing forgotten turns failed: %s", type(exc).__name__)
             done = False
@@ -552,9 +532,40 @@ class HistoryIndex:
         except Exception:
             return "(an id that could not be masked)"
 
-    @property
-    def engine(self) -> Engine | None:
-        return self._engine
+    # What the index says of itself, and its care (history/reports.py).
+
+    def about(self) -> About:
+        """Where the database is, how it searches, and the damaged copies beside it."""
+        return self._maintenance.about()
+
+    def stats(self, said: Messages = ENGLISH) -> Stats:
+        """What search can find, and the storage's size; a damaged page found is said in
+        `said`'s language. Raises DamagedDatabase when part of the database cannot be read."""
+        return self._maintenance.stats(said)
+
+    def doctor(self, repair: bool = True, said: Messages = ENGLISH) -> DoctorReport:
+        """Check the store and, with `repair` (and a file this process may write), mend the
+        full-text index; the findings in `said`'s language."""
+        return self._maintenance.doctor(repair and self.writable, self.writable, said)
+
+    def compact(self, said: Messages = ENGLISH) -> str:
+        """Merge the whole full-text index now (a process that only ever ran briefly may have
+        left it in many parts); what that did, in `said`'s language."""
+        if not self.writable:
+            return ""
+        return self._maintenance.compact(said)
+
+    def delete_damaged(self) -> DeletedCopies | None:
+        """Delete the damaged copies kept beside the file; None where there is no file."""
+        return self._maintenance.delete_damaged()
+
+    def recover(self) -> Recovery:
+        """Copy what a damaged file still lets be read into a new file that takes its place,
+        keeping the damaged one as a damaged copy. The index is closed by then: no process may
+        use the file meanwhile (stop `recall serve` first)."""
+        if not self.writable:
+            return Recovery(Recovered.READ_ONLY)
+        return self._maintenance.recover(self.close)
 
     @property
     def closed(self) -> bool:
@@ -569,8 +580,7 @@ class HistoryIndex:
             if self._upkeep.due and self.writable:
                 self._upkeep.run_now(CLOSING_UPKEEP_SECONDS)
             self._repository.close()
-            if self._engine is not None:
-                self._engine.dispose()
+            self._maintenance.close()
 
 
 def _storable(text: str) -> bool:
@@ -599,14 +609,14 @@ def history_for(
 ) -> HistoryIndex:
     """The one index of a home (`<home>/history.db`) in this process, created on first use;
     with `database_url` (or `$RECALL_DATABASE_URL`), the one index of that database instead."""
-    url = backends.configured_url(database_url)
+    url = configured_url(database_url)
     key: Path | str = url if url is not None else resolve_home(home)
     with _indexes_lock:
         index = _indexes.get(key)
         if index is None or index.closed:
             if isinstance(key, Path):
                 ensure_private_dir(key)
-                index = HistoryIndex.open(key / "history.db")
+                index = HistoryIndex.open(key / DATABASE_NAME)
             else:
                 index = HistoryIndex.open(key)
             _indexes[key] = index

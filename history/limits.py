@@ -8,3 +8,6 @@ MAX_K = 10
 # How far back `days` may reach: a century, further back than any turn, and still a datetime
 # Python can subtract.
 MAX_DAYS = 36_500
+# How many characters a query may hold: the HTTP service's `q`, and a query `recall search -`
+# reads from stdin (a longer one is refused, not cut).
+MAX_QUERY_CHARS = 10_000

@@ -1,4 +1,6 @@
-"""Index upkeep off the recording path: merging FTS5's segments and checkpointing the WAL.
+"""Index upkeep off the recording path: on SQLite, merging FTS5's segments and checkpointing the
+WAL; on PostgreSQL, merging GIN's pending list and refreshing statistics. This thread runs the
+steps; what a step does is the maintenance port's (history/store/maintenance.py, `step`).
 
 Every commit adds a small segment to the full-text index. Left to itself, FTS5 merges segments
 inside whichever commit crosses its next 64 pages written, 64 pages per level of the index (about

@@ -1,7 +1,9 @@
-"""An in-memory TurnRepository: the ABC is the contract, this fake honours it."""
+"""An in-memory TurnRepository: the ABC is the contract, this fake honours it. It needs no care:
+an index over it takes the maintenance port's `Unattended`."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from datetime import datetime
@@ -19,7 +21,7 @@ from history.domain import (
 )
 from history.paging import PageKey
 from history.query import words
-from history.store.repository import TurnRepository
+from history.store.repository import Candidate, TurnRepository
 
 
 class FakeTurnRepository(TurnRepository):
@@ -80,15 +82,6 @@ class FakeTurnRepository(TurnRepository):
             del self.turns[key]
         return len(doomed)
 
-    def purge(self) -> bool:
-        return True
-
-    def merge(self, pages: int) -> bool:
-        return False
-
-    def checkpoint(self) -> None:
-        pass
-
     def forgotten(self, session_ids: Sequence[str]) -> set[str]:
         return self.tombstones.intersection(session_ids)
 
@@ -144,6 +137,24 @@ class FakeTurnRepository(TurnRepository):
         found.sort(key=lambda p: p.project)
         found.sort(key=lambda p: p.last_asked_at, reverse=True)
         return found
+
+    # The turns that name a file: every turn whose files hold the path, by its row (the order
+    # turns were first stored in, from 1).
+
+    def file_candidates(self, path: str, project: str | None) -> list[Candidate]:
+        rows = {turn_id: n for n, turn_id in enumerate(self.turns, start=1)}
+        found = [
+            Candidate(
+                rows[t.turn_id], t.project, t.asked_at, json.dumps(t.files), json.dumps(t.edited)
+            )
+            for t in self.turns.values()
+            if path in " ".join(t.files) and project in (None, t.project)
+        ]
+        return sorted(found, key=lambda c: (c.asked_at, c.id), reverse=True)
+
+    def turns_by_row(self, ids: Sequence[int]) -> dict[int, Turn]:
+        by_row = dict(enumerate(self.turns.values(), start=1))
+        return {row: by_row[row] for row in ids if row in by_row}
 
     def _in_order(self, turns: Iterable[Turn]) -> list[Turn]:
         stored = {turn_id: n for n, turn_id in enumerate(self.turns)}

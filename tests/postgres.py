@@ -17,6 +17,7 @@ from sqlalchemy import event
 from sqlalchemy.engine import make_url
 
 from history import HistoryIndex
+from tests.engines import engine_of
 
 ADMIN_URL = os.environ.get(
     "RECALL_TEST_POSTGRES_URL", "postgresql+psycopg://root@127.0.0.1:5432/test"
@@ -142,16 +143,15 @@ def drop_databases() -> None:
 
 def ranking_statements(index: HistoryIndex, query: str, project: str) -> tuple[list[str], Any]:
     """The ranking statements a one-project search sent, and what it found."""
-    assert index.engine is not None
     statements: list[str] = []
 
     def ranking(conn: Any, cursor: Any, statement: str, *rest: Any) -> None:
         if "ts_rank" in statement:
             statements.append(statement)
 
-    event.listen(index.engine, "before_cursor_execute", ranking)
+    event.listen(engine_of(index), "before_cursor_execute", ranking)
     try:
         found = index.search(query, project=project, k=5)
     finally:
-        event.remove(index.engine, "before_cursor_execute", ranking)
+        event.remove(engine_of(index), "before_cursor_execute", ranking)
     return statements, found

@@ -11,6 +11,7 @@ from sqlalchemy import text
 
 from history import HistoryIndex
 from history.store.sqlite import fts
+from tests.engines import engine_of
 
 NOW = datetime.now(UTC)
 
@@ -204,8 +205,7 @@ def test_pasted_key_is_in_neither_the_db_nor_the_wal(tmp_path: Path) -> None:
 
 def test_record_stores_through_triggers_into_fts(index: HistoryIndex) -> None:
     add(index, "t-1")
-    assert index.engine is not None
-    with index.engine.connect() as conn:
+    with engine_of(index).connect() as conn:
         rows = conn.execute(text("SELECT rowid FROM turns_fts WHERE turns_fts MATCH 'argon2id'"))
         assert len(rows.all()) == 1
         check = conn.execute(text(fts.integrity_check_statement()))
@@ -260,8 +260,7 @@ def test_rerecording_a_turn_leaves_no_stale_index_rows(index: HistoryIndex) -> N
     # would stay in turns_fts. The upsert must leave the index exactly in step with the table.
     for version in ("first draft about caching", "second about hashing", "third about tokens"):
         add(index, "t-1", asked=version)
-    assert index.engine is not None
-    with index.engine.connect() as conn:
+    with engine_of(index).connect() as conn:
         docsize = conn.execute(text("SELECT count(*) FROM turns_fts_docsize")).scalar_one()
         conn.execute(text(fts.integrity_check_statement()))
     assert docsize == index.count() == 1

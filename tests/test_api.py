@@ -18,7 +18,7 @@ from sqlalchemy.exc import OperationalError
 from history import HistoryIndex
 from history.api import create_app, router
 from history.api.models import MAX_BODY_BYTES
-from history.api.serve import check_bind, is_loopback, serve
+from history.api.server import check_bind, is_loopback, serve
 from tests.fakes import BrokenTurnRepository, FakeTurnRepository
 from tests.loopback import LOOPBACK
 
@@ -414,7 +414,7 @@ def test_serve_refuses_a_public_bind_before_opening_anything(
     def must_not_start(*args: object, **kwargs: object) -> None:
         raise AssertionError("the server started")
 
-    monkeypatch.setattr("history.api.serve._Announcing.run", must_not_start)
+    monkeypatch.setattr("history.api.server._Announcing.run", must_not_start)
     monkeypatch.delenv("RECALL_TOKEN", raising=False)
     home = tmp_path / "never-created"
     with pytest.raises(ValueError, match=r'refusing to serve on "0\.0\.0\.0"'):

@@ -25,6 +25,7 @@ from history.query import terms, words
 from history.ranking import COLUMN_WEIGHTS
 from history.store.sqlite import best_turns, fts_search, rank_extension
 from tests.bench_runs import run_bench
+from tests.engines import engine_of
 from tests.test_fast_search import assert_top_k, exhaustive
 
 END = datetime(2026, 6, 1, tzinfo=UTC)
@@ -167,8 +168,7 @@ def test_with_the_best_turns_lists_a_sample_of_each_generator_is_ranked_exactly(
     shutil.copy(path, tmp_path / "history.db")
     index = HistoryIndex.open(tmp_path / "history.db")
     try:
-        assert index.engine is not None
-        with index.engine.connect() as conn:
+        with engine_of(index).connect() as conn:
             if not best_turns.compiled(conn):
                 pytest.skip("the ranking library was built before recall_best_turns")
         assert index.tidy()  # the upkeep builds the lists

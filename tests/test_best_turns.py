@@ -19,6 +19,7 @@ from history import HistoryIndex
 from history.query import stem
 from history.ranking import idf
 from history.store.sqlite import best_turns, fts, fts_search, rank_extension
+from tests.engines import engine_of
 from tests.test_fast_search import assert_top_k, exhaustive
 
 pytestmark = pytest.mark.skipif(
@@ -57,8 +58,7 @@ def index(tmp_path: Path) -> HistoryIndex:
     rng = random.Random(7)
     for n in range(150):
         record(index, n, rng, project=f"/p{n % 2}")
-    assert index.engine is not None
-    with index.engine.connect() as conn:
+    with engine_of(index).connect() as conn:
         if not best_turns.compiled(conn):
             pytest.skip("the ranking library was built before recall_best_turns: rebuild it")
     assert index.tidy()  # the upkeep builds the lists
@@ -67,8 +67,7 @@ def index(tmp_path: Path) -> HistoryIndex:
 
 def scores_alone(index: HistoryIndex, word: str) -> dict[int, float]:
     """Every turn's bm25 for `word` alone, from recall_bm25."""
-    assert index.engine is not None
-    with index.engine.connect() as conn:
+    with engine_of(index).connect() as conn:
         sql = (
             "SELECT rowid, -recall_bm25(turns_fts, 3.0, 1.0, 1.0, 0.0) FROM turns_fts "
             "WHERE turns_fts MATCH :w"
@@ -77,16 +76,14 @@ def scores_alone(index: HistoryIndex, word: str) -> dict[int, float]:
 
 
 def listed(index: HistoryIndex, word: str) -> best_turns.BestTurns:
-    assert index.engine is not None
-    with index.engine.connect() as conn:
+    with engine_of(index).connect() as conn:
         found = best_turns.read(conn, stem(word), None)
     assert found is not None
     return found
 
 
 def idf_and_average(index: HistoryIndex, word: str) -> tuple[float, float]:
-    assert index.engine is not None
-    with index.engine.connect() as conn:
+    with engine_of(index).connect() as conn:
         rows = fts.indexed_rows(conn)
         holding = conn.execute(
             text("SELECT count(*) FROM turns_fts WHERE turns_fts MATCH :w"), {"w": f'"{word}"'}
@@ -170,8 +167,7 @@ def test_turns_recorded_after_the_list_was_built_are_ranked_too(
 
 
 def test_a_forgotten_turn_leaves_no_row_in_any_list(index: HistoryIndex) -> None:
-    assert index.engine is not None
-    with index.engine.connect() as conn:
+    with engine_of(index).connect() as conn:
         top = conn.exec_driver_sql(
             "SELECT turn_id FROM best_turns WHERE word = ? ORDER BY turn_id", (stem("parser"),)
         ).first()
@@ -186,7 +182,7 @@ def test_a_forgotten_turn_leaves_no_row_in_any_list(index: HistoryIndex) -> None
             )
         ]
     index.forget_session(session)
-    with index.engine.connect() as conn:
+    with engine_of(index).connect() as conn:
         marks = ", ".join("?" for _ in ids)
         left = conn.exec_driver_sql(
             f"SELECT count(*) FROM best_turns WHERE turn_id IN ({marks})", tuple(ids)
@@ -200,9 +196,8 @@ def test_a_forgotten_turn_leaves_no_row_in_any_list(index: HistoryIndex) -> None
 def test_a_rewritten_turn_is_ranked_by_fts5_until_its_list_is_built_again(
     index: HistoryIndex, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert index.engine is not None
     before = listed(index, "zeppelin").built_upto
-    with index.engine.begin() as conn:
+    with engine_of(index).begin() as conn:
         conn.exec_driver_sql(
             "UPDATE turns SET asked = 'zeppelin zeppelin zeppelin', answered = '' WHERE id = 20"
         )
@@ -232,8 +227,7 @@ def test_a_file_without_the_lists_tables_searches_as_before(
     index: HistoryIndex, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A file opened read-only before it could be migrated has no lists: no error."""
-    assert index.engine is not None
-    with index.engine.begin() as conn:
+    with engine_of(index).begin() as conn:
         for statement in best_turns.drop_statements():
             conn.exec_driver_sql(statement)
     monkeypatch.setattr(fts_search._Budget, "fits", lambda self, held: False)

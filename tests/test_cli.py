@@ -13,6 +13,7 @@ import pytest
 
 from history import HistoryIndex
 from history.cli import main
+from tests.engines import engine_of
 
 RECALL = Path(sys.executable).parent / "recall"
 
@@ -140,8 +141,7 @@ def test_doctor_rebuilds_an_index_that_disagrees_with_the_table(
     from sqlalchemy import text
 
     index = HistoryIndex.open(home / "history.db")
-    assert index.engine is not None
-    with index.engine.begin() as conn:  # a row changed behind the triggers' back
+    with engine_of(index).begin() as conn:  # a row changed behind the triggers' back
         conn.execute(text("DROP TRIGGER turns_au"))
         conn.execute(text("UPDATE turns SET asked = 'kubernetes rollout' WHERE turn_id = 't1'"))
     index.close()

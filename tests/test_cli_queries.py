@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 from history import HistoryIndex
 from history.api import create_app
 from history.cli import main
-from history.cli.search_query import STDIN_QUERY_CHARS
+from history.limits import MAX_QUERY_CHARS
 from history.query import MAX_QUERY_WORDS
 from history.tools.recall_history import RecallHistoryTool
 
@@ -87,7 +87,7 @@ def test_a_query_on_stdin_is_searched_and_an_empty_or_too_long_one_is_a_usage_er
     assert (code, out) == (2, "")
     assert err == "recall search: stdin held no query (with -, the query is read from it)\n"
 
-    too_long = "threshold " * (STDIN_QUERY_CHARS // 10 + 1)
+    too_long = "threshold " * (MAX_QUERY_CHARS // 10 + 1)
     code, out, err = recall(home, capsys, "search", "-", "--project", PROJECT, stdin=too_long)
     assert (code, out) == (2, "")
     assert err == (

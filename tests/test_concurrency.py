@@ -11,6 +11,7 @@ from pathlib import Path
 
 from history import HistoryIndex
 from history.store.sqlite.doctor import index_agrees, table_problems
+from tests.engines import engine_of
 
 
 def test_four_writers_and_four_readers_in_threads(index: HistoryIndex) -> None:
@@ -38,8 +39,7 @@ def test_four_writers_and_four_readers_in_threads(index: HistoryIndex) -> None:
         assert all(all(future.result()) for future in writers)
         assert all(future.result() >= 0 for future in readers)
     assert index.count() == 1000
-    assert index.engine is not None
-    assert table_problems(index.engine) == [] and index_agrees(index.engine)
+    assert table_problems(engine_of(index)) == [] and index_agrees(engine_of(index))
     assert len(index.search("worker", project="/p0", k=10)) == 10
 
 
@@ -70,5 +70,5 @@ def test_four_processes_migrating_and_recording_into_one_new_home(tmp_path: Path
     assert all(worker.returncode == 0 for worker in workers)
     index = HistoryIndex.open(tmp_path / "history.db")
     assert index.count() == 800 and sorted(index.session_ids()) == ["w0", "w1", "w2", "w3"]
-    assert index.engine is not None and index_agrees(index.engine)
+    assert engine_of(index) is not None and index_agrees(engine_of(index))
     index.close()

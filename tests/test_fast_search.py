@@ -21,6 +21,7 @@ from history.ranking import exact_form_bonus, idf, score_bound, share_of_best
 from history.store.sqlite import exact_forms, fts, fts_search, rank_extension
 from history.store.sqlite.fts import project_tag
 from history.store.sqlite.fts_parts import WEIGHTS, Part
+from tests.engines import engine_of
 
 NOW = datetime.now(UTC)
 
@@ -56,7 +57,6 @@ def exhaustive(
 ) -> dict[str, float]:
     """The score of every matching turn: bm25 as FTS5 computes it with every term in the MATCH,
     plus the exact-form bonus, as a share of the most a turn could score."""
-    assert index.engine is not None
     match = " OR ".join(f'"{term}"' for term in query_terms)
     sql = (
         "SELECT t.turn_id, -bm25(turns_fts, 3.0, 1.0, 1.0), t.asked, t.answered, t.files"
@@ -64,7 +64,7 @@ def exhaustive(
         + (" AND t.project = :p" if project else "")
     )
     count = text("SELECT count(*) FROM turns_fts WHERE turns_fts MATCH :m")
-    with index.engine.connect() as conn:
+    with engine_of(index).connect() as conn:
         rows = fts.indexed_rows(conn)
         term_idf = {
             term: idf(rows, conn.execute(count, {"m": f'"{term}"'}).scalar_one())
@@ -210,8 +210,7 @@ def test_a_word_searched_before_it_was_recorded_is_found_after(
 
 def test_an_update_of_the_project_alone_reindexes_the_row(index: HistoryIndex) -> None:
     # project_tag is computed from project, so turns_au must watch project itself.
-    assert index.engine is not None
-    with index.engine.begin() as conn:
+    with engine_of(index).begin() as conn:
         conn.execute(text("UPDATE turns SET project = '/moved' WHERE turn_id = 't00'"))
     assert [hit.turn_id for hit in index.search("zeppelin", project="/moved")] == ["t00"]
     assert "t00" not in [hit.turn_id for hit in index.search("zeppelin", project="/p0", k=10)]
@@ -255,12 +254,11 @@ def _newest_best(
 ) -> tuple[dict[int, float], int]:
     """bm25 of the newest `window` + 1 turns `match` matches (every one when they are no
     more), the best `limit` of them; and how many turns it matches."""
-    assert index.engine is not None
     sql = (
         f"SELECT rowid, -bm25(turns_fts, {WEIGHTS}) FROM turns_fts WHERE turns_fts MATCH ?"
         " ORDER BY rowid DESC"
     )
-    with index.engine.connect() as conn:
+    with engine_of(index).connect() as conn:
         rows = conn.exec_driver_sql(sql, (match,)).all()
     newest = {int(rowid): float(score) for rowid, score in rows[: window + 1]}
     best = sorted(newest.items(), key=lambda item: (-item[1], -item[0]))[:limit]
@@ -307,8 +305,7 @@ def test_a_windowed_part_ranks_its_newest_turns_and_says_whether_they_were_all(
         )
     tag = project_tag(project_key("/a")) if scoped else None
     part = Part(held, [w for w in any_of if w not in held], tag)
-    assert index.engine is not None
-    with index.engine.connect() as conn:
+    with engine_of(index).connect() as conn:
         counted = "SELECT count(*) FROM turns_fts WHERE turns_fts MATCH ?"
         counts = {
             phrase: int(conn.exec_driver_sql(counted, (f'"{phrase}"',)).scalar_one())
@@ -332,8 +329,7 @@ def test_a_window_after_a_larger_one_is_whole_when_it_holds_every_match(
 ) -> None:
     # recall_bm25 counts the rows each walk scored, per connection: a walk that scores none
     # (no match) or few must not read the count the walk before it left.
-    assert index.engine is not None
-    with index.engine.connect() as conn:
+    with engine_of(index).connect() as conn:
         counts = None
         if conn.connection.info.get(rank_extension.FUNCTION):
             counts = {"step": 80, "zeppelin": 10, "absent": 0}

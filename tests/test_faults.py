@@ -20,6 +20,7 @@ from history import HistoryIndex
 from history.prepare import prepare
 from history.store.sqlite import engine as sqlite_db
 from history.store.sqlite.doctor import index_agrees, table_problems
+from tests.engines import engine_of
 from tests.turns import raw_turn
 
 
@@ -28,8 +29,7 @@ def record(index: HistoryIndex, turn_id: str, asked: str = "login flow") -> bool
 
 
 def healthy(index: HistoryIndex) -> bool:
-    assert index.engine is not None
-    return table_problems(index.engine) == [] and index_agrees(index.engine)
+    return table_problems(engine_of(index)) == [] and index_agrees(engine_of(index))
 
 
 def python(code: str, home: Path) -> subprocess.Popen[str]:
@@ -81,8 +81,7 @@ def test_disk_full_fails_the_record_not_the_turn_and_recovers(
 ) -> None:
     index = HistoryIndex.open(tmp_path / "history.db")
     assert record(index, "before")
-    assert index.engine is not None
-    engine = index.engine
+    engine = engine_of(index)
 
     def tiny_disk(dbapi_conn: object, _record: object) -> None:
         pages = dbapi_conn.execute("PRAGMA page_count").fetchone()[0]  # type: ignore[attr-defined]

@@ -20,7 +20,6 @@ from fastapi.testclient import TestClient
 from history import HistoryIndex
 from history.api import create_app
 from history.store.sqlite import opening
-from history.store.stats import collect
 from tests.test_forgotten_means_gone import file_bytes
 
 PROJECT, KEPT = "/work/doomed", "/work/kept"
@@ -120,8 +119,7 @@ def test_counts_leave_out_the_turns_a_killed_forget_still_hides(tmp_path: Path) 
     assert reader.count() == 20
     assert reader.count(KEPT) == 20
     assert not reader.search("parser", project=PROJECT)
-    assert reader.engine is not None
-    stats = collect(reader.engine, tmp_path / "history.db")
+    stats = reader.stats()
     assert (stats.turns, stats.per_project) == (20, {KEPT: 20})
     assert stats.sessions == 20
     with TestClient(create_app(reader)) as client:

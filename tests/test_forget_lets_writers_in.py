@@ -1,5 +1,5 @@
 """A large forget sees the writers waiting on the lock and lets them in between its steps,
-instead of pausing blindly after every step (history/store/sqlite/writers.py)."""
+instead of pausing blindly after every step (history/store/sqlite/forgetting/writers.py)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from pathlib import Path
 from sqlalchemy import text
 
 from history import HistoryIndex
-from history.store.sqlite import writers
 from history.store.sqlite.engine import create_sqlite_engine, database_url, writer
-from history.store.sqlite.writers import WaitingWriters
+from history.store.sqlite.forgetting import writers
+from history.store.sqlite.forgetting.writers import WaitingWriters
 
 
 def test_a_writer_in_its_transaction_is_seen_and_waited_for_until_it_commits(

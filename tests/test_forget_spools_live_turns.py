@@ -1,6 +1,6 @@
 """A live record never waits for a forget's step: past 40 ms it spools its turn beside the
-database (history/store/sqlite/spool.py), and the turn moves in between two steps. The spool
-obeys forgetting, and a spooled turn outlives the process that spooled it."""
+database (history/store/sqlite/forgetting/spool.py), and the turn moves in between two steps.
+The spool obeys forgetting, and a spooled turn outlives the process that spooled it."""
 
 from __future__ import annotations
 
@@ -15,9 +15,10 @@ from history import HistoryIndex
 from history.prepare import prepare
 from history.store.sqlite import engine as sqlite_db
 from history.store.sqlite.engine import create_sqlite_engine, database_url, writer
-from history.store.sqlite.forgetting import SqliteScrub
+from history.store.sqlite.forgetting.steps import SqliteScrub
 from history.store.sqlite.repository import SqliteTurnRepository
 from tests.cli_runs import recall
+from tests.engines import engine_of
 from tests.test_forgotten_means_gone import CANARY, assert_gone, fill
 from tests.turns import raw_turn
 
@@ -147,7 +148,7 @@ def test_spooled_turns_outlive_their_process_and_the_next_one_moves_them_in(
     index = HistoryIndex.open(db)
     spool_directly(index, "kept", "s")
     index._upkeep.close()
-    index._engine.dispose()  # type: ignore[union-attr]  # the process dies here
+    engine_of(index).dispose()  # the process dies here
     code, out, _ = recall(capsys, "--home", str(tmp_path), "stats", "--json")
     assert code == 0 and json.loads(out)["spooled"] == 1
     later = HistoryIndex.open(db)

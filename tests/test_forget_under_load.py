@@ -19,7 +19,8 @@ import pytest
 from history import HistoryIndex
 from history.importers.base import ImportedTurn
 from history.store.sqlite import engine as sqlite_db
-from history.store.sqlite.forgetting import SqliteScrub
+from history.store.sqlite.forgetting.steps import SqliteScrub
+from tests.engines import engine_of
 from tests.serving import RECALL, recall_serve
 from tests.test_forgotten_means_gone import CANARY, file_bytes, fill, scrubbed_soon
 
@@ -121,7 +122,7 @@ def test_a_forget_cut_short_is_hidden_at_once_and_finished_by_the_next_process_w
         left = peek.execute("SELECT count(*) FROM turns WHERE project = '/work/doomed'")
         assert 0 < left.fetchone()[0] < 153
     index._upkeep.close()  # the process is gone, its upkeep with it
-    index._engine.dispose()  # type: ignore[union-attr]
+    engine_of(index).dispose()
 
     later = HistoryIndex.open(tmp_path / "history.db")
     assert later.purge_pending
@@ -211,7 +212,7 @@ def test_recall_doctor_finishes_an_owed_scrub(tmp_path: Path) -> None:
     reader.execute("SELECT count(*) FROM turns").fetchone()
     assert index.forget_session("doomed") == 3
     index._upkeep.close()  # the forgetting process is gone, its upkeep with it
-    index._engine.dispose()  # type: ignore[union-attr]
+    engine_of(index).dispose()
     reader.execute("COMMIT")  # it lets go, but stays open: no last close checkpoints the WAL
     assert canary_left(tmp_path)
     doctor = subprocess.run(

@@ -1,5 +1,5 @@
 """A large forget's index rewrite frees pages without zeroing them, then zeroes the free list
-(history/store/sqlite/zeroing.py): cut short there, the next process finishes it, and no
+(history/store/sqlite/forgetting/zeroing.py): cut short there, the next process finishes it, and no
 forgotten word is left on a free page."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ import pytest
 
 from history import HistoryIndex
 from history.store.sqlite import engine as sqlite_db
-from history.store.sqlite import zeroing
+from history.store.sqlite.forgetting import zeroing
+from tests.engines import engine_of
 from tests.test_forget_under_load import canary_left
 from tests.test_forgotten_means_gone import CANARY, fill, scrubbed_soon
 
@@ -56,7 +57,7 @@ def test_a_forget_cut_short_while_zeroing_free_pages_is_finished_by_the_next_pro
     monkeypatch.undo()
     assert calls == [True, True] and scratch_left(db)
     assert index.search(CANARY, project=None) == []
-    index._engine.dispose()  # type: ignore[union-attr]
+    engine_of(index).dispose()
 
     later = HistoryIndex.open(db)
     assert later.purge_pending
@@ -73,7 +74,7 @@ def test_the_rewrite_frees_pages_fast_and_leaves_secure_delete_on(tmp_path: Path
     doomed_project(index)
     assert index.forget_project("/work/doomed") == 403
     assert not canary_left(tmp_path) and not scratch_left(db)
-    engine = index._engine
+    engine = engine_of(index)
     assert engine is not None
     with engine.connect() as conn:  # the pooled connection the forget used
         assert conn.exec_driver_sql("PRAGMA secure_delete").scalar_one() == 1

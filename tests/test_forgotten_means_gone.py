@@ -12,6 +12,7 @@ import pytest
 from history import HistoryIndex
 from history.store.sqlite import engine as sqlite_db
 from history.store.sqlite import fts
+from tests.engines import engine_of
 
 # Long and distinctive: FTS5 prefix-compresses terms, so a leftover may hold only the tail.
 CANARY = "zebracanaryqu" + "xvbtwelkjhprmnd"
@@ -92,9 +93,9 @@ def test_deleting_without_the_purge_leaves_the_canary(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Guards the test above: with the purge a no-op, the bytes are found.
-    from history.store.sqlite.repository import SqliteTurnRepository
+    from history.store.sqlite.forgetting.forget import Forgetting
 
-    monkeypatch.setattr(SqliteTurnRepository, "scrub", lambda self, seconds: "done")
+    monkeypatch.setattr(Forgetting, "scrub", lambda self, seconds: "done")
     monkeypatch.setattr(fts, "secure_delete_supported", lambda conn: False)
     index = HistoryIndex.open(tmp_path / "history.db")
     fill(index)
@@ -167,7 +168,6 @@ def test_a_large_forget_rewrites_the_index_and_keeps_secure_delete_on(tmp_path: 
     assert index.forget_project("/work/doomed") == 153
     assert index.search(CANARY, project=None) == [] and index.count() == 300
     assert_gone(tmp_path)
-    assert index.engine is not None
-    with index.engine.connect() as conn:
+    with engine_of(index).connect() as conn:
         assert fts.secure_delete_enabled(conn)
     index.close()

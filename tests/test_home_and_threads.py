@@ -12,6 +12,7 @@ import pytest
 from sqlalchemy import text
 
 from history import HistoryIndex, history_for
+from tests.engines import engine_of
 
 
 def mode(path: Path) -> int:
@@ -65,20 +66,18 @@ def test_open_makes_a_missing_home_0700_like_history_for(
 
 
 def test_database_is_in_wal_mode_with_a_busy_timeout(index: HistoryIndex) -> None:
-    assert index.engine is not None
-    with index.engine.connect() as conn:
+    with engine_of(index).connect() as conn:
         assert conn.execute(text("PRAGMA journal_mode")).scalar() == "wal"
         assert conn.execute(text("PRAGMA busy_timeout")).scalar() == 5000
 
 
 def test_a_reader_is_not_blocked_while_a_writer_holds_the_lock(index: HistoryIndex) -> None:
     index.record(turn_id="t-old", session_id="s", project="/p", asked="login flow", answered="")
-    assert index.engine is not None
     holding = threading.Event()
     release = threading.Event()
 
     def hold_write_lock() -> None:
-        with index.engine.execution_options(sqlite_begin="IMMEDIATE").begin() as conn:  # type: ignore[union-attr]
+        with engine_of(index).execution_options(sqlite_begin="IMMEDIATE").begin() as conn:  # type: ignore[union-attr]
             conn.execute(text("UPDATE turns SET tainted = 1"))
             holding.set()
             release.wait(10)

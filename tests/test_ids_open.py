@@ -11,6 +11,7 @@ from urllib.parse import quote
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import text
 
 from history import HistoryIndex
 from history.api import create_app
@@ -18,6 +19,7 @@ from history.cli import main
 from history.index import AmbiguousTurnId
 from history.tools.recall_history import RecallHistoryTool
 from history.tools.recall_turn import RecallTurnTool
+from tests.engines import engine_of
 
 pytestmark = pytest.mark.both_backends
 
@@ -89,13 +91,15 @@ def test_an_ambiguous_start_names_the_first_ten_candidates_and_counts_them(
 def test_a_turn_a_forget_is_still_deleting_is_never_opened_by_its_start(
     claude: HistoryIndex,
 ) -> None:
-    if claude.backend != "sqlite":
-        pytest.skip("PostgreSQL deletes a forgotten conversation's turns in one transaction")
-    assert claude.engine is not None
-    with claude.engine.begin() as conn:  # a forget cut short: its work is owed
-        conn.exec_driver_sql(
-            "INSERT INTO forget_work (session_id, project, owed_at) VALUES (?, NULL, ?)",
-            (SESSION, NOW.isoformat()),
+    # A forget cut short: its work is owed. (PostgreSQL deletes a forgotten conversation's
+    # turns in one transaction, but its views read forget_work as SQLite's do.)
+    with engine_of(claude).begin() as conn:
+        conn.execute(
+            text(
+                "INSERT INTO forget_work (session_id, project, owed_at)"
+                " VALUES (:session, NULL, :now)"
+            ),
+            {"session": SESSION, "now": NOW},
         )
     assert claude.turn("claude-code:c64cc478", prefix=True) is None
     assert claude.turn_ids_by_prefix("claude-code:") == []

@@ -16,6 +16,7 @@ from history import HistoryIndex
 from history.query import index_text
 from history.store.sqlite import rank_extension
 from history.store.sqlite.engine import sqlite_driver
+from tests.engines import engine_of
 
 # Letters either side of every CJK range's edges, ASCII, Latin with diacritics, 4-byte UTF-8.
 ALPHABET = (
@@ -78,10 +79,9 @@ def test_an_index_connection_forgets_cjk_text_through_the_compiled_function(
     compiled: object, tmp_path: Path
 ) -> None:
     index = HistoryIndex.open(tmp_path / "history.db")
-    assert index.engine is not None
     index.record(turn_id="t1", session_id="s1", project="/p", asked="登录函数 login", answered="ok")
     assert [hit.turn_id for hit in index.search("登录", project="/p")] == ["t1"]
-    with index.engine.connect() as conn:
+    with engine_of(index).connect() as conn:
         # The compiled function answers on the index's own connections (a Python one would too,
         # but not for a blob, which it would pass to str methods).
         assert conn.execute(text("SELECT recall_index_text(x'e4b8ad')")).scalar() == b"\xe4\xb8\xad"

@@ -15,6 +15,7 @@ from history import HistoryIndex
 from history.store import migrations
 from history.store.sqlite import engine as sqlite_db
 from history.store.sqlite import fts
+from tests.engines import engine_of
 
 
 @pytest.fixture
@@ -141,8 +142,7 @@ def test_a_database_at_0003_with_rows_gets_its_projects_into_the_full_text_index
 
     index = HistoryIndex.open(path)
     assert [hit.turn_id for hit in index.search("login", project="/work/shop")] == ["a"]
-    assert index.engine is not None
-    with index.engine.connect() as conn:
+    with engine_of(index).connect() as conn:
         tag = fts.project_tag("/work/blog")
         found = conn.execute(
             text("SELECT rowid FROM turns_fts WHERE turns_fts MATCH :m"),

@@ -8,6 +8,7 @@ from bench import pg_load
 from bench.corpus import default_end
 from history import HistoryIndex
 from history.store.postgres import project_index, schema
+from tests.engines import engine_of
 
 
 def test_a_loaded_database_holds_the_full_text_indexes_built_and_valid(
@@ -15,9 +16,8 @@ def test_a_loaded_database_holds_the_full_text_indexes_built_and_valid(
 ) -> None:
     pg_load.load(fresh_postgres_url, 300, seed=7, end=default_end(), mix="standard")
     index = HistoryIndex.open(fresh_postgres_url)
-    assert index.engine is not None
     try:
-        with index.engine.connect() as conn:
+        with engine_of(index).connect() as conn:
             valid = set(
                 conn.scalars(
                     text(

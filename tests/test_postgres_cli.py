@@ -11,6 +11,7 @@ import pytest
 
 from history import HistoryIndex, history_for
 from history.cli import main
+from tests.engines import engine_of
 
 
 @pytest.fixture
@@ -70,8 +71,7 @@ def test_doctor_rebuilds_a_missing_full_text_index(
     url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     index = history_for(None, url)
-    assert index.engine is not None
-    with index.engine.begin() as conn:
+    with engine_of(index).begin() as conn:
         conn.exec_driver_sql("DROP INDEX ix_turns_search_vector")
     assert main(["--database-url", url, "doctor", "--check-only"]) == 1
     assert "ix_turns_search_vector" in capsys.readouterr().out

@@ -13,7 +13,8 @@ import pytest
 from sqlalchemy.engine import make_url
 
 from history import HistoryIndex
-from history.store.postgres.repository import PostgresTurnRepository
+from history.store.postgres.scrub import Scrub
+from tests.engines import engine_of
 from tests.test_forgotten_means_gone import CANARY, FORGETS, fill
 
 _RELATIONS = """
@@ -62,8 +63,7 @@ def scrubbed(index: HistoryIndex) -> bool:
 
 
 def url(index: HistoryIndex) -> str:
-    assert index.engine is not None
-    return index.engine.url.render_as_string(hide_password=False)
+    return engine_of(index).url.render_as_string(hide_password=False)
 
 
 @pytest.mark.parametrize("forget", FORGETS.values(), ids=FORGETS.keys())
@@ -85,12 +85,12 @@ def test_deleting_without_the_scrub_leaves_the_canary_in_the_index(
     index: HistoryIndex, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Guards the test above: a plain VACUUM frees the rows, but GIN keeps every word it indexed.
-    def vacuum_only(self: PostgresTurnRepository) -> bool:
+    def vacuum_only(self: Scrub) -> bool:
         with self.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
             conn.exec_driver_sql("VACUUM turns")
         return True
 
-    monkeypatch.setattr(PostgresTurnRepository, "purge", vacuum_only)
+    monkeypatch.setattr(Scrub, "run", vacuum_only)
     fill(index)
     index.forget_session("doomed")
     assert CANARY.encode() in relation_bytes(url(index))

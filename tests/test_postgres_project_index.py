@@ -18,6 +18,7 @@ from history import HistoryIndex
 from history.folding import strip_marks
 from history.importers.base import ImportedTurn
 from history.store.postgres import project_index, schema, search
+from tests.engines import engine_of
 from tests.postgres import ranking_statements
 from tests.test_postgres_search import exhaustive
 
@@ -55,8 +56,7 @@ def index(postgres_url_for_module: str) -> Any:
 
 def held(index: HistoryIndex, turn_id: str) -> tuple[set[str], set[str], set[str], str]:
     """The index's lexemes of a turn, the vector's, the question's (weight A) and its project."""
-    assert index.engine is not None
-    with index.engine.connect() as conn:
+    with engine_of(index).connect() as conn:
         row = conn.execute(
             text(
                 f"SELECT tsvector_to_array({project_index.PROJECT_WORDS}),"
@@ -82,8 +82,7 @@ def test_the_index_holds_each_word_and_each_question_word_within_its_project(
 
 
 def project_of(index: HistoryIndex, turn_ids: list[str]) -> set[str]:
-    assert index.engine is not None
-    with index.engine.connect() as conn:
+    with engine_of(index).connect() as conn:
         found = conn.execute(
             text("SELECT DISTINCT project FROM turns WHERE turn_id = ANY(:ids)"), {"ids": turn_ids}
         )
@@ -123,13 +122,12 @@ def matched_by_each_part(index: HistoryIndex, words: list[str], project: str) ->
     """The turns each part's condition matches (no window, no LIMIT), every part's: the pairs
     part, then each word's head and tail, alone or not, with no company and with each other
     word's; with the project's own index when `in_project`, else the whole table's and the tag."""
-    assert index.engine is not None
     weight = dict.fromkeys(words, 1.0)
     conditions: list[tuple[str, dict[str, Any]]] = []
     part = search._Part(words, weight, project, None, 5)
     part._best = lambda conn, where, params: conditions.append((where, params)) or {}  # type: ignore[method-assign]
     count = len(words)
-    with index.engine.connect() as conn:
+    with engine_of(index).connect() as conn:
         if count > 1:
             part.ranked(conn, -1, True, None)
         for i in range(count):

@@ -14,6 +14,7 @@ from sqlalchemy import event
 from history import HistoryIndex
 from history.importers.base import ImportedTurn
 from history.store.postgres import project_words, question_index, search
+from tests.engines import engine_of
 
 PROJECTS, TURNS_EACH = 12, 100
 OWN = "/p3"
@@ -42,16 +43,14 @@ def index(postgres_url_for_module: str) -> Any:
         for n in range(TURNS_EACH)
     ]
     assert opened.record_many(turns).new == PROJECTS * TURNS_EACH
-    assert opened.engine is not None
-    with opened.engine.begin() as conn:
+    with engine_of(opened).begin() as conn:
         project_words.refill(conn)  # what upkeep runs with ANALYZE after many writes
     yield opened
     opened.close()
 
 
 def test_upkeep_counts_a_projects_own_identifier_in_that_project_only(index: HistoryIndex) -> None:
-    assert index.engine is not None
-    with index.engine.connect() as conn:
+    with engine_of(index).connect() as conn:
         assert project_words.in_project(conn, OWN, ["zorbleflux", "absent"]) == {"zorbleflux": 90}
         assert project_words.in_project(conn, "/p4", ["zorbleflux"]) == {}
 
@@ -63,18 +62,17 @@ def test_a_projects_own_identifier_is_not_ranked_in_one_statement_over_every_mat
     # that statement would rank all 90. The parts rank the turns naming it in their question
     # first and stop once no turn naming it only in the answer can pass them.
     monkeypatch.setattr(search, "ONE_STATEMENT_ROWS", 20)
-    assert index.engine is not None
     statements: list[str] = []
 
     def ranking(conn: Any, cursor: Any, statement: str, *rest: Any) -> None:
         if "ts_rank" in statement:
             statements.append(statement)
 
-    event.listen(index.engine, "before_cursor_execute", ranking)
+    event.listen(engine_of(index), "before_cursor_execute", ranking)
     try:
         found = index.search("zorbleflux", project=OWN, k=5)
     finally:
-        event.remove(index.engine, "before_cursor_execute", ranking)
+        event.remove(engine_of(index), "before_cursor_execute", ranking)
     assert [hit.turn_id for hit in found] == ["t3-0", "t3-10", "t3-20", "t3-30", "t3-40"]
     assert not found.approximate
     # Each statement asks for the turns naming it in their question: the repeats' in the
@@ -95,11 +93,10 @@ def test_a_forgotten_projects_sample_goes_with_its_turns(postgres_url: str) -> N
             answered="done",
             asked_at=now - timedelta(minutes=n),
         )
-    assert index.engine is not None
-    with index.engine.begin() as conn:
+    with engine_of(index).begin() as conn:
         project_words.refill(conn)
         assert project_words.in_project(conn, "/gone", ["zorbleflux"]) == {"zorbleflux": 20}
     index.forget_project("/gone")
-    with index.engine.connect() as conn:
+    with engine_of(index).connect() as conn:
         assert project_words.in_project(conn, "/gone", ["zorbleflux"]) == {}
     index.close()

@@ -16,6 +16,7 @@ from sqlalchemy import text
 from history import HistoryIndex
 from history.importers.base import ImportedTurn
 from history.store.postgres import question_index, schema, search
+from tests.engines import engine_of
 from tests.postgres import ranking_statements
 
 OWN = "/p1"
@@ -56,8 +57,7 @@ def index(postgres_url_for_module: str) -> Any:
 
 
 def test_the_index_holds_the_words_a_question_repeats(index: HistoryIndex) -> None:
-    assert index.engine is not None
-    with index.engine.connect() as conn:
+    with engine_of(index).connect() as conn:
         held = conn.execute(
             text(
                 f"SELECT tsvector_to_array({question_index.QUESTION_WORDS}) FROM turns"
@@ -99,8 +99,7 @@ def test_one_occurrence_in_the_question_stays_under_the_ceiling(
     texts = {"asked": ["lead", "needle"], "files": ["src/x.py"], "answered": ["pad"] * filler}
     for place in places:
         texts[place].append("needle")
-    assert index.engine is not None
-    with index.engine.connect() as conn:
+    with engine_of(index).connect() as conn:
         rank = conn.execute(
             text(
                 f"SELECT ts_rank('{search.WEIGHTS}', {schema.vector_expression(schema.WITH_TAG)},"
@@ -116,7 +115,6 @@ def test_one_occurrence_in_the_question_stays_under_the_ceiling(
 def test_the_search_sessions_keep_a_common_words_bitmap_exact(index: HistoryIndex) -> None:
     # Lossy, a bitmap's rows are rechecked by computing the question's index expression again:
     # at 1M turns a common word's bitmap outgrew the default 4 MB and one statement took 313 ms.
-    assert index.engine is not None
-    with index.engine.connect() as conn:
+    with engine_of(index).connect() as conn:
         assert conn.exec_driver_sql("SHOW work_mem").scalar() == "16MB"
         assert conn.exec_driver_sql("SHOW jit").scalar() == "off"

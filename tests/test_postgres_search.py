@@ -18,6 +18,7 @@ from history.importers.base import ImportedTurn
 from history.ranking import idf
 from history.store.postgres import schema, search, search_bounds
 from history.store.postgres.repository import PostgresTurnRepository
+from tests.engines import engine_of
 
 COMMON, MIDDLING = ["alpha", "beta", "gamma"], [f"mid{n}" for n in range(30)]
 RARE = [f"rare{n}" for n in range(300)]
@@ -54,8 +55,8 @@ def index(postgres_url_for_module: str) -> Any:
 
 def exhaustive(index: HistoryIndex, words: Sequence[str], project: str | None) -> list[str]:
     repository = index._repository
-    assert isinstance(repository, PostgresTurnRepository) and index.engine is not None
-    with index.engine.connect() as conn:
+    assert isinstance(repository, PostgresTurnRepository) and engine_of(index) is not None
+    with engine_of(index).connect() as conn:
         rows, frequency = repository._search.counts.rows_and_counts(conn, words)
         params: dict[str, Any] = {f"w{n}": word for n, word in enumerate(words)}
         params |= {f"i{n}": idf(rows, frequency[word]) for n, word in enumerate(words)}
@@ -105,8 +106,7 @@ def test_a_word_outside_the_question_ranks_below_any_in_it(
     texts = {"asked": ["lead"], "files": ["src/x.py"], "answered": ["pad"] * filler}
     for place in places:
         texts[place].append("needle")
-    assert index.engine is not None
-    with index.engine.connect() as conn:
+    with engine_of(index).connect() as conn:
         rank = conn.execute(
             text(
                 f"SELECT ts_rank('{search.WEIGHTS}', {schema.vector_expression(schema.WITH_TAG)},"

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from history import HistoryIndex
 from history.importers.base import ImportedTurn
 from history.store.postgres import project_index, upkeep
+from tests.engines import engine_of
 
 
 def imported(n: int) -> ImportedTurn:
@@ -20,14 +21,13 @@ def imported(n: int) -> ImportedTurn:
 def test_upkeep_merges_what_an_import_left_pending(postgres_url: str) -> None:
     index = HistoryIndex.open(postgres_url)
     assert index.record_many([imported(n) for n in range(1_500)]).new == 1_500
-    assert index.engine is not None
-    assert upkeep.merge_pending(index.engine)  # the import left entries pending
-    assert not upkeep.merge_pending(index.engine)  # and they are merged now
-    with index.engine.connect() as conn:  # the project index's too (project_index.py)
+    assert upkeep.merge_pending(engine_of(index))  # the import left entries pending
+    assert not upkeep.merge_pending(engine_of(index))  # and they are merged now
+    with engine_of(index).connect() as conn:  # the project index's too (project_index.py)
         left = f"SELECT gin_clean_pending_list(CAST('{project_index.INDEX}' AS regclass))"
         assert conn.exec_driver_sql(left).scalar_one() == 0
     assert len(index.search("login", k=10)) == 10
     index.record_many([imported(n) for n in range(1_500, 1_600)])
     assert index.tidy()
-    assert not upkeep.merge_pending(index.engine)
+    assert not upkeep.merge_pending(engine_of(index))
     index.close()

@@ -13,6 +13,7 @@ from sqlalchemy import text
 
 from history import HistoryIndex
 from history.store.sqlite import rank_extension
+from tests.engines import engine_of
 
 NOW = datetime.now(UTC)
 BM25 = "bm25(turns_fts, 3.0, 1.0, 1.0, 0.5, 0.0)"
@@ -34,16 +35,14 @@ def fill(index: HistoryIndex) -> None:
 
 
 def scores(index: HistoryIndex, function: str, **counts: int | None) -> list[tuple[int, float]]:
-    assert index.engine is not None
     sql = f"SELECT rowid, {function} FROM turns_fts WHERE turns_fts MATCH :m ORDER BY rowid"
-    with index.engine.connect() as conn:
+    with engine_of(index).connect() as conn:
         return [(int(r), float(s)) for r, s in conn.execute(text(sql), {"m": MATCH, **counts})]
 
 
 def counted(index: HistoryIndex, word: str) -> int:
-    assert index.engine is not None
     sql = "SELECT count(*) FROM turns_fts WHERE turns_fts MATCH :m"
-    with index.engine.connect() as conn:
+    with engine_of(index).connect() as conn:
         return int(conn.execute(text(sql), {"m": f'"{word}"'}).scalar_one())
 
 
@@ -63,8 +62,7 @@ def test_given_the_counts_recall_bm25_scores_every_row_as_bm25_does(index: Histo
     words = ("parser", "cache", "zeppelin")
     given = {word: counted(index, word) for word in words}
     function = "recall_bm25(turns_fts, 3.0, 1.0, 1.0, 0.5, 0.0, :parser, :cache, :zeppelin)"
-    assert index.engine is not None
-    with index.engine.connect() as conn:  # this install built it: every connection has it
+    with engine_of(index).connect() as conn:  # this install built it: every connection has it
         assert conn.connection.info[rank_extension.FUNCTION] is True
     exact = scores(index, BM25)
     assert len(exact) > 10
@@ -85,8 +83,7 @@ def test_a_library_that_will_not_load_leaves_search_to_bm25(
     monkeypatch.setattr(rank_extension, "library_path", lambda: str(broken))
     index = HistoryIndex.open(tmp_path / "history.db")
     fill(index)
-    assert index.engine is not None
-    with index.engine.connect() as conn:
+    with engine_of(index).connect() as conn:
         assert conn.connection.info[rank_extension.FUNCTION] is False
     hits = index.search("zeppelin parser", k=3)
     assert [hit.turn_id for hit in hits] and "zeppelin" in hits[0].asked
@@ -100,8 +97,7 @@ def test_told_the_rows_kept_recall_bm25_keeps_bm25s_best_with_their_scores(
     # Rows that cannot be among the best `keep` are not given their length, nor their score.
     order = f" ORDER BY 2, rowid DESC LIMIT {keep}"
     function = f"recall_bm25(turns_fts, 3.0, 1.0, 1.0, 0.5, 0.0, NULL, NULL, NULL, {keep})"
-    assert index.engine is not None
-    with index.engine.connect() as conn:
+    with engine_of(index).connect() as conn:
         ranked = {
             name: list(
                 conn.execute(
@@ -119,8 +115,7 @@ def test_recall_phrases_says_which_phrases_of_the_match_a_row_holds(index: Histo
         "SELECT t.asked || ' ' || t.answered || ' ' || t.work, recall_phrases(turns_fts)"
         " FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid WHERE turns_fts MATCH :m"
     )
-    assert index.engine is not None
-    with index.engine.connect() as conn:
+    with engine_of(index).connect() as conn:
         rows = list(conn.execute(text(sql), {"m": MATCH}))
     assert len(rows) > 10
     for said, mask in rows:

@@ -15,6 +15,7 @@ from history import HistoryIndex
 from history.retention import parse_age
 from history.store.sqlite import fts
 from history.tools import RecallHistoryTool, RecallTurnTool
+from tests.engines import engine_of
 from tests.test_forgotten_means_gone import file_bytes
 
 CANARY = "wombatcanaryq" + "zvfhtrelkjxpmnd"
@@ -118,8 +119,7 @@ def test_a_setting_persists_and_the_upkeep_erases_what_it_expires(tmp_path: Path
     index.set_retention(30, project=OLD)
     index._upkeep.close()  # no upkeep before the restart: what it would erase is only hidden
     index._repository.close()
-    assert index.engine is not None
-    index.engine.dispose()
+    engine_of(index).dispose()
 
     reopened = HistoryIndex.open(tmp_path / "history.db")
     assert reopened.retention().keep_days == {OLD: 30}
@@ -184,16 +184,14 @@ def test_the_service_applies_a_setting_another_process_stored(
     other = HistoryIndex.open(tmp_path / "history.db")
     other._upkeep.close()  # it only stores the setting, as a `recall retain --set` elsewhere
     other._repository.set_retention(OLD, 30)
-
-    assert serving.engine is not None
     stored = text("SELECT count(*) FROM turns")
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        with serving.engine.connect() as conn:
+        with engine_of(serving).connect() as conn:
             if conn.execute(stored).scalar() == 40 and not serving.purge_pending:
                 break
         time.sleep(0.1)
-    with serving.engine.connect() as conn:
+    with engine_of(serving).connect() as conn:
         assert conn.execute(stored).scalar() == 40
     assert not serving.purge_pending
     serving.close()

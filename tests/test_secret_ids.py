@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from history import HistoryIndex, history_for
 from history.cli import main
 from history.redaction.ids import IdMask, id_key_path
+from tests.engines import engine_of
 from tests.secret_corpus import FORMS, Form, fake
 from tests.test_importing import prompt, reply, write
 
@@ -157,7 +158,7 @@ def test_through_the_cli_an_imported_session_with_a_secret_id_forgets_and_stays_
         ],
     )
     assert _recall(capsys, "import", "claude-code", str(transcript))[0] == 0
-    db = history_for(None).engine
+    db = engine_of(history_for(None))
     assert db is not None and db.url.database is not None
     assert TOKEN.encode() not in _file_bytes(Path(db.url.database))
     assert _recall(capsys, "forget", "--session", session, "--yes")[0] == 0

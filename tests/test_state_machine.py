@@ -17,6 +17,7 @@ from hypothesis.stateful import Bundle, RuleBasedStateMachine, invariant, rule
 
 from history import ConversationSummary, HistoryIndex, ProjectSummary, Turn
 from history.store.sqlite import fts
+from tests.engines import engine_of
 
 WORDS = ["login", "cache", "parser", "deploy", "schema", "token", "router", "widget"]
 PROJECTS = ["/proj/a", "/proj/b", "/proj/c"]
@@ -242,8 +243,7 @@ class HistoryMachine(RuleBasedStateMachine):
 
     @invariant()
     def summary_rows_agree_with_the_turns(self) -> None:
-        assert self.index.engine is not None
-        with self.index.engine.connect() as conn:
+        with engine_of(self.index).connect() as conn:
             for summary, from_turns in SUMMARY_CHECKS:
                 assert conn.exec_driver_sql(summary).all() == conn.exec_driver_sql(from_turns).all()
 

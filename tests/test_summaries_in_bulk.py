@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from history import HistoryIndex
 from history.importers.base import ImportedTurn
 from history.store.sqlite import summaries as summaries_sql
+from tests.engines import engine_of
 from tests.turns import raw_turn
 
 START = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
@@ -38,8 +39,7 @@ SUMMARIES = ("projects", "conversations", "conversation_edits")
 
 
 def summaries(index: HistoryIndex) -> list[list[tuple[Any, ...]]]:
-    assert index.engine is not None
-    with index.engine.connect() as conn:
+    with engine_of(index).connect() as conn:
         return [sorted(map(tuple, conn.exec_driver_sql(f"SELECT * FROM {t}"))) for t in SUMMARIES]
 
 
@@ -82,8 +82,7 @@ def test_a_bulk_write_reads_its_new_rows_not_every_turn(tmp_path: Path) -> None:
     # Grouped straight from `turns`, SQLite walked a whole index of it for every batch: an
     # import's cost grew with the index (1M turns: a third slower).
     index = HistoryIndex.open(tmp_path / "history.db")
-    assert index.engine is not None
-    with index.engine.connect() as conn:
+    with engine_of(index).connect() as conn:
         for statement in summaries_sql.bulk_added_statements():
             plan = conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {statement}", {"before": 0})
             reads = [row[3] for row in plan if " turns " in f"{row[3]} "]

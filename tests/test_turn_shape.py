@@ -26,7 +26,7 @@ from history.store import rows
 from history.store.models import TURN_COLUMNS
 from history.store.models import Turn as TurnRow
 from history.store.postgres import bulk
-from history.store.sqlite import spool
+from history.store.sqlite.forgetting import spool
 from history.store.views import turn_fields
 from tests.loopback import LOOPBACK
 

@@ -11,12 +11,12 @@ from sqlalchemy.exc import OperationalError
 
 from history import HistoryIndex, upkeep
 from history.store.sqlite import fts
-from history.store.sqlite.repository import SqliteTurnRepository
+from history.store.sqlite.maintenance import SqliteMaintenance
+from tests.engines import engine_of
 
 
 def segments(index: HistoryIndex) -> int:
-    assert index.engine is not None
-    with index.engine.connect() as conn:
+    with engine_of(index).connect() as conn:
         return fts.segment_count(conn)
 
 
@@ -41,8 +41,7 @@ def test_a_record_leaves_merging_to_upkeep(tmp_path: Path, paused: None) -> None
     assert index.tidy() is True
     assert segments(index) < 8
     assert [hit.turn_id for hit in index.search("parser", k=100)] == found
-    assert index.engine is not None
-    with index.engine.begin() as conn:  # the merged index is sound
+    with engine_of(index).begin() as conn:  # the merged index is sound
         conn.exec_driver_sql(fts.integrity_check_statement())
     index.close()
 
@@ -75,10 +74,10 @@ def test_closing_stops_upkeep_after_doing_what_it_can(tmp_path: Path, paused: No
 def test_failed_upkeep_is_logged_and_recording_goes_on(
     tmp_path: Path, paused: None, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    def fail(self: SqliteTurnRepository, pages: int) -> bool:
+    def fail(self: SqliteMaintenance, pages: int) -> bool:
         raise OperationalError("merge", {}, Exception("disk I/O error"))
 
-    monkeypatch.setattr(SqliteTurnRepository, "merge", fail)
+    monkeypatch.setattr(SqliteMaintenance, "_merge", fail)
     index = HistoryIndex.open(tmp_path / "history.db")
     record(index, 3)
     with caplog.at_level(logging.WARNING, logger="history.upkeep"):

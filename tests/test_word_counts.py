@@ -18,6 +18,7 @@ from sqlalchemy import text
 from history import HistoryIndex, upkeep
 from history.query import stem
 from history.store.sqlite import best_turns, fts_search, rank_extension, word_counts
+from tests.engines import engine_of
 from tests.test_fast_search import assert_top_k, exhaustive
 
 pytestmark = pytest.mark.skipif(
@@ -56,8 +57,7 @@ def index(tmp_path: Path) -> HistoryIndex:
     rng = random.Random(7)
     for n in range(150):
         record(index, n, rng)
-    assert index.engine is not None
-    with index.engine.connect() as conn:
+    with engine_of(index).connect() as conn:
         if not best_turns.compiled(conn):
             pytest.skip("the ranking library was built before recall_best_turns: rebuild it")
     assert index.tidy()  # the upkeep builds the lists and counts the words
@@ -65,23 +65,20 @@ def index(tmp_path: Path) -> HistoryIndex:
 
 
 def kept(index: HistoryIndex) -> dict[str, int]:
-    assert index.engine is not None
-    with index.engine.connect() as conn:
+    with engine_of(index).connect() as conn:
         rows = conn.exec_driver_sql(f"SELECT word, holding FROM {word_counts.TABLE}").all()
     return {str(word): int(holding) for word, holding in rows}
 
 
 def holding(index: HistoryIndex, word: str) -> int:
-    assert index.engine is not None
-    with index.engine.connect() as conn:
+    with engine_of(index).connect() as conn:
         sql = text("SELECT count(*) FROM turns_fts WHERE turns_fts MATCH :w")
         return int(conn.execute(sql, {"w": f'"{word}"'}).scalar_one())
 
 
 def reopened(index: HistoryIndex) -> HistoryIndex:
     """The same file in a fresh process's state: no counts cached yet."""
-    assert index.engine is not None
-    path = index.engine.url.database
+    path = engine_of(index).url.database
     index.close()
     assert path is not None
     return HistoryIndex.open(path)
@@ -97,8 +94,7 @@ def test_the_upkeep_counts_every_common_word_listed_or_not(index: HistoryIndex) 
 def test_a_search_ranks_with_the_kept_counts_while_they_are_fresh(
     index: HistoryIndex,
 ) -> None:
-    assert index.engine is not None
-    with index.engine.begin() as conn:  # a wrong count, to see whether the search reads it
+    with engine_of(index).begin() as conn:  # a wrong count, to see whether the search reads it
         conn.exec_driver_sql(
             f"UPDATE {word_counts.TABLE} SET holding = holding / 3 WHERE word = 'token'"
         )

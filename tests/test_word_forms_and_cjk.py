@@ -14,6 +14,7 @@ from history.store import migrations
 from history.store.sqlite import engine as sqlite_db
 from history.store.sqlite import fts, fts_search
 from history.store.sqlite.doctor import index_agrees
+from tests.engines import engine_of
 
 
 @pytest.fixture
@@ -140,9 +141,8 @@ def test_document_frequencies_are_those_of_the_stems(tmp_path: Path) -> None:
     opened = HistoryIndex.open(tmp_path / "history.db")
     for n, word in enumerate(["searching", "searches", "searched", "other"]):
         record(opened, f"t{n}", word)
-    assert opened.engine is not None
-    search = fts_search.FtsSearch(opened.engine)
-    with opened.engine.connect() as conn:
+    search = fts_search.FtsSearch(engine_of(opened))
+    with engine_of(opened).connect() as conn:
         frequency = search._frequencies(conn, ["search", "searching", "other"], 4)
     assert frequency == {"search": 3, "searching": 3, "other": 1}
     opened.close()
@@ -166,8 +166,7 @@ def test_python_stems_are_fts5_porter_stems(tmp_path: Path) -> None:
     """The query side's stems (document frequencies, the LIKE path, excerpts) are the ones
     FTS5's porter tokenizer puts in the index."""
     opened = HistoryIndex.open(tmp_path / "history.db")
-    assert opened.engine is not None
-    with opened.engine.connect() as conn:
+    with engine_of(opened).connect() as conn:
         conn.exec_driver_sql(
             f"CREATE VIRTUAL TABLE temp.stems USING fts5(w, tokenize='{fts.DEFAULT_TOKENIZE}')"
         )
@@ -214,12 +213,11 @@ def test_a_database_at_0006_gets_word_forms_and_cjk_on_upgrade(
     monkeypatch.setenv("FORCE_COLOR", "1")
     opened = HistoryIndex.open(path)
     assert "Rebuilding the full-text index" in capsys.readouterr().err
-    assert opened.engine is not None
-    assert "tokenize='porter unicode61" in fts_sql(opened.engine)
-    assert index_agrees(opened.engine)
+    assert "tokenize='porter unicode61" in fts_sql(engine_of(opened))
+    assert index_agrees(engine_of(opened))
     assert found(opened, "proactive") == ["forms"]
     assert found(opened, "登录函数")[0] == "zh"
-    assert merge_options(opened.engine) == {"automerge": 0, "crisismerge": 256}
+    assert merge_options(engine_of(opened)) == {"automerge": 0, "crisismerge": 256}
     opened.close()
 
 

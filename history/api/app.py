@@ -39,15 +39,14 @@ from history.api.origin_guard import OriginGuard
 from history.domain import READ_ONLY
 from history.i18n import N_
 from history.index import HistoryIndex
-from history.limits import MAX_DAYS, MAX_K
+from history.limits import MAX_DAYS, MAX_K, MAX_QUERY_CHARS
 from history.query import MAX_QUERY_WORDS, dropped_words, terms
-from history.store.sqlite.damaged import copies_kept
 from history.version import package_version
 from history.web import page
 
 log = logging.getLogger(__name__)
 
-MAX_QUERY, MAX_ERRORS = 10_000, 20
+MAX_ERRORS = 20
 NO_WORDS = N_("the query has no word to search for (common words like 'the' are ignored)")
 NO_MATCH = N_("no turn matches")
 NOT_RECORDED = N_("nothing is recorded for this conversation")
@@ -106,7 +105,7 @@ def router(index: HistoryIndex, token: str | None = None) -> APIRouter:
     def search(
         request: Request,
         response: Response,
-        q: Annotated[str, Query(min_length=1, max_length=MAX_QUERY, description="words")],
+        q: Annotated[str, Query(min_length=1, max_length=MAX_QUERY_CHARS, description="words")],
         project: Annotated[Workspace | None, Query(description="omit: every project")] = None,
         days: Annotated[int | None, Query(ge=1, le=MAX_DAYS, description="last N days")] = None,
         k: Annotated[int, Query(ge=1, le=MAX_K, description="how many hits")] = 5,
@@ -140,7 +139,7 @@ def router(index: HistoryIndex, token: str | None = None) -> APIRouter:
         if not forgotten:
             raise HTTPException(404, ALREADY_FORGOTTEN if already else NOT_RECORDED)
         return ForgetOut(
-            ok=True, deleted=1, forgotten=forgotten, damaged_copies=copies_kept(index.engine)
+            ok=True, deleted=1, forgotten=forgotten, damaged_copies=_copies_kept(index)
         )
 
     @guarded.delete(
@@ -164,7 +163,7 @@ def router(index: HistoryIndex, token: str | None = None) -> APIRouter:
             ok=True,
             deleted=sessions,
             forgotten=forgotten,
-            damaged_copies=copies_kept(index.engine),
+            damaged_copies=_copies_kept(index),
         )
 
     @api.get("/healthz", response_model=HealthOut, summary="Liveness, backend and size")
@@ -175,6 +174,12 @@ def router(index: HistoryIndex, token: str | None = None) -> APIRouter:
     guarded.include_router(files.router(index, bounded_route(token)))
     api.include_router(guarded, responses=down)
     return api
+
+
+def _copies_kept(index: HistoryIndex) -> int | None:
+    """How many damaged copies of the file sit in the home (they may still hold what was just
+    forgotten); None when none do."""
+    return len(index.about().damaged_copies) or None
 
 
 def _clip(item: object, width: int = 120) -> str:

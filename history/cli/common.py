@@ -7,8 +7,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeAlias
 
-from history.cli.language import _, messages
-from history.home import database_path
+from history.cli.language import _
 from history.limits import MAX_K
 
 # The index and its storage are imported by the commands that open one, when they do: a
@@ -65,11 +64,9 @@ def top_k(text: str) -> int:
 
 def unreachable(args: argparse.Namespace, error: Exception) -> str:
     """One sentence for a database that could not be reached or read: where, and why."""
-    from history.store.backends import configured_url
-    from history.store.postgres.engine import display_url
+    from history import databases
 
-    url = configured_url(args.database_url)
-    where = display_url(url) if url else str(database_path(args.home))
+    where = databases.where(args.home, args.database_url)
     cause = str(getattr(error, "orig", None) or error).strip().splitlines()
     reason = cause[0] if cause else type(error).__name__
     return _(
@@ -89,15 +86,14 @@ def noting_damaged_copies(
     command: Callable[[argparse.Namespace], int],
 ) -> Callable[[argparse.Namespace], int]:
     """A forget that, once it ran, names the damaged copies of the file in the home
-    (history/store/sqlite/damaged.py): they may still hold what it forgot."""
+    (history/cli/damaged.py): they may still hold what it forgot."""
 
     def run(args: argparse.Namespace) -> int:
-        from history.store.backends import configured_url
-        from history.store.sqlite.damaged import forget_note
+        from history.cli.damaged import forget_note
 
         code = command(args)
-        if code in (OK, NOTHING) and configured_url(args.database_url) is None:
-            note = forget_note(database_path(args.home), args.session is None, messages())
+        if code in (OK, NOTHING):
+            note = forget_note(open_index(args).about().damaged_copies, args.session is None)
             if note:
                 print(f"recall forget: {note}", file=sys.stderr)
         return code

@@ -107,17 +107,7 @@ def report(command: str, error: BaseException, home: str | None) -> None:
 
 def database_trouble(error: Exception) -> tuple[str, str] | None:
     """("unreachable", "") for a database server that could not be reached (or its driver is
-    missing), ("damaged", reason) for a damaged file, None for any other error. SQLAlchemy is
-    consulted only once something imported it: before that, no error can be one of its."""
-    if "sqlalchemy" not in sys.modules:
-        return None
-    from sqlalchemy.exc import DatabaseError, OperationalError
+    missing), ("damaged", reason) for a damaged file, None for any other error."""
+    from history.databases import trouble
 
-    from history.store.postgres.engine import DriverMissing
-    from history.store.sqlite.doctor import damage_reason, is_damage
-
-    if isinstance(error, (OperationalError, DriverMissing)):
-        return ("unreachable", "")
-    if isinstance(error, DatabaseError) and is_damage(error):
-        return ("damaged", damage_reason(error))
-    return None
+    return trouble(error)

@@ -14,8 +14,8 @@ from dataclasses import asdict
 
 from history.cli.common import NOTHING, OK, USAGE, Commands, open_index, positive, top_k
 from history.cli.language import _, ngettext, number
-from history.cli.search_query import STDIN_QUERY_CHARS, WordsAnywhere, read_query, say_kept
-from history.limits import MAX_K
+from history.cli.search_query import WordsAnywhere, read_query, say_kept
+from history.limits import MAX_K, MAX_QUERY_CHARS
 from history.tools.arguments import BadArgument
 from history.tools.recall_history import RecallHistoryTool
 
@@ -184,7 +184,7 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:
         help=_(
             "words to look for, e.g. login function; - reads the query from stdin (at most "
             "{most} characters)",
-            most=number(STDIN_QUERY_CHARS),
+            most=number(MAX_QUERY_CHARS),
         ),
     )
     where = search.add_mutually_exclusive_group()

@@ -8,10 +8,8 @@ import sys
 from collections.abc import Sequence
 
 from history.cli.language import _, ngettext, number
+from history.limits import MAX_QUERY_CHARS
 from history.query import MAX_QUERY_WORDS, dropped_words, terms
-
-# The most of a query `recall search -` reads from stdin: a longer one is refused, not cut.
-STDIN_QUERY_CHARS = 10_000
 
 
 class WordsAnywhere(argparse.ArgumentParser):
@@ -34,13 +32,13 @@ def read_query(words: list[str]) -> str | None:
     there is none."""
     if words != ["-"]:
         return " ".join(words)
-    text = sys.stdin.read(STDIN_QUERY_CHARS + 1)
-    if len(text) > STDIN_QUERY_CHARS:
+    text = sys.stdin.read(MAX_QUERY_CHARS + 1)
+    if len(text) > MAX_QUERY_CHARS:
         print(
             _(
                 "recall search: the query on stdin is longer than {most} characters; "
                 "give its most telling words instead",
-                most=number(STDIN_QUERY_CHARS),
+                most=number(MAX_QUERY_CHARS),
             ),
             file=sys.stderr,
         )

@@ -24,7 +24,7 @@ def host_name(text: str) -> str:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from history.api.serve import is_loopback, serve
+    from history.api.server import is_loopback, serve
 
     token = os.environ.get("RECALL_TOKEN")
     if not token and not is_loopback(args.host) and not args.open_to_network_without_token:
@@ -58,9 +58,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
-    from history.mcp_server import main
+    from history.tools.mcp_server import serve
 
-    main(args.project, args.home, args.database_url, args.language)
+    serve(args.project, args.home, args.database_url, args.language)
     # The client has gone and the index is closed: end the process now. Tearing down the
     # interpreter that loaded the MCP SDK took 0.8 s more, during which an agent that restarts
     # its servers waits (tests/test_cold_start.py).

@@ -114,8 +114,7 @@ def _noted(args: argparse.Namespace) -> Callable[[str, str], None]:
 
 
 def _service(args: argparse.Namespace, places: Places) -> int:
-    from history.home import resolve_home
-    from history.store.backends import configured_url
+    from history.home import configured_url, resolve_home
     from history.watch import service
 
     if places.system not in ("Linux", "Darwin"):

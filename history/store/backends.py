@@ -1,5 +1,5 @@
 """Which backend a target names: an SQLAlchemy URL of PostgreSQL opens the PostgreSQL store;
-anything else (a path, an SQLite URL) the embedded SQLite file."""
+anything else (a path, an SQLite URL) the embedded SQLite file. The one place that asks."""
 
 from __future__ import annotations
 
@@ -12,19 +12,20 @@ from sqlalchemy import Engine
 from history.home import ensure_private_dir, resolve_home
 from history.redaction.ids import id_key_path
 from history.store import migrations
+from history.store.maintenance import Maintenance
 from history.store.postgres import engine as pg_engine
 from history.store.repository import TurnRepository
 from history.store.sqlite import engine as sqlite_db
 
-DATABASE_URL_VARIABLE = "RECALL_DATABASE_URL"
+# How long a write waits for another writer's lock, unless the opener says otherwise.
+BUSY_TIMEOUT_MS = sqlite_db.BUSY_TIMEOUT_MS
 
 
 @dataclass(frozen=True)
 class OpenedStore:
-    repository: TurnRepository
-    engine: Engine
+    repository: TurnRepository  # the data port
+    maintenance: Maintenance  # the maintenance port
     full_text: bool
-    backend: str  # "sqlite" or "postgresql"
     # Where the key that tags ids which held a secret is kept (history/redaction/ids.py).
     id_key_file: Path | None
     # False for a file this process may only read: searching works, writing is refused.
@@ -37,6 +38,7 @@ def is_postgres(target: str | os.PathLike[str]) -> bool:
 
 def open_store(target: str | os.PathLike[str], busy_timeout_ms: int) -> OpenedStore:
     if is_postgres(target):
+        from history.store.postgres.maintenance import PostgresMaintenance
         from history.store.postgres.repository import PostgresTurnRepository
 
         engine = pg_engine.create_postgres_engine(os.fspath(target), busy_timeout_ms)
@@ -47,19 +49,20 @@ def open_store(target: str | os.PathLike[str], busy_timeout_ms: int) -> OpenedSt
             engine.dispose()
             raise
         key = postgres_id_key(engine)
-        return OpenedStore(PostgresTurnRepository(engine), engine, True, "postgresql", key)
+        repository = PostgresTurnRepository(engine)
+        return OpenedStore(repository, PostgresMaintenance(engine), True, key)
 
+    from history.store.sqlite.maintenance import SqliteMaintenance
     from history.store.sqlite.opening import open_database
     from history.store.sqlite.repository import SqliteTurnRepository
 
     url = sqlite_db.database_url(target)
     opened = open_database(url, busy_timeout_ms)
-    repository = SqliteTurnRepository(opened.engine, opened.full_text, opened.secure_delete)
+    store = SqliteTurnRepository(opened.engine, opened.full_text, opened.secure_delete)
+    maintenance = SqliteMaintenance(opened.engine, opened.full_text, store.forgetting)
     path = sqlite_db.sqlite_path(url)
     key = id_key_path(path) if path is not None else None
-    return OpenedStore(
-        repository, opened.engine, opened.full_text, "sqlite", key, writable=opened.writable
-    )
+    return OpenedStore(store, maintenance, opened.full_text, key, writable=opened.writable)
 
 
 def postgres_id_key(engine: Engine) -> Path | None:
@@ -78,6 +81,35 @@ def postgres_id_key(engine: Engine) -> Path | None:
     )
 
 
-def configured_url(database_url: str | None = None) -> str | None:
-    """`--database-url`, else `$RECALL_DATABASE_URL`, else None (the home's SQLite file)."""
-    return database_url or os.environ.get(DATABASE_URL_VARIABLE) or None
+def shown(target: str | os.PathLike[str]) -> str:
+    """The target as a person may be shown it: a server's URL without its password."""
+    if is_postgres(target):
+        return pg_engine.display_url(os.fspath(target))
+    path = sqlite_db.sqlite_path(sqlite_db.database_url(target))
+    return str(path) if path is not None else os.fspath(target)
+
+
+def holds_history(target: str | os.PathLike[str]) -> bool:
+    """Whether the database holds the history's tables already (a new file, or a PostgreSQL
+    database never migrated, does not), without creating or migrating anything."""
+    if not is_postgres(target):
+        path = sqlite_db.sqlite_path(sqlite_db.database_url(target))
+        return path is None or (path.exists() and path.stat().st_size > 0)
+    engine = pg_engine.create_postgres_engine(os.fspath(target))
+    try:
+        with engine.connect() as conn:
+            return (
+                conn.exec_driver_sql("SELECT to_regclass('alembic_version')").scalar() is not None
+            )
+    finally:
+        engine.dispose()
+
+
+def print_upgrade_sql(target: str | os.PathLike[str]) -> None:
+    """Print the SQL that upgrading the database to head runs, without connecting to it."""
+    from alembic import command
+
+    config = migrations.alembic_config()
+    url = os.fspath(target) if is_postgres(target) else sqlite_db.database_url(target)
+    config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    command.upgrade(config, "head", sql=True)

@@ -10,42 +10,32 @@ here; the whole rows of the few kept are read after (`turns_by_id`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
-from typing import NamedTuple
 
 from sqlalchemy import Engine, bindparam, select, text
 
 from history import domain
 from history.query import words
 from history.store.models import TURN_COLUMNS, Turn
-from history.store.views import turn_fields
+from history.store.repository import Candidate
+from history.store.views import SHOWN_TURN, turn_fields
+
+# A conversation a forget is still deleting is no candidate (views.py).
+_PATHS = select(Turn.id, Turn.project, Turn.asked_at, Turn.files, Turn.edited).where(SHOWN_TURN)
 
 
-class Candidate(NamedTuple):
-    id: int
-    project: str
-    asked_at: datetime
-    files: str  # JSON arrays as stored
-    edited: str
-
-
-_PATHS = select(Turn.id, Turn.project, Turn.asked_at, Turn.files, Turn.edited)
-
-
-def candidates(
-    engine: Engine, backend: str, full_text: bool, path: str, project: str | None
-) -> list[Candidate]:
+def candidates(engine: Engine, full_text: bool, path: str, project: str | None) -> list[Candidate]:
     """Turns (of `project`, or of every one) whose files may hold `path`, newest first."""
     phrase = " ".join(words(path))
     fields: dict[str, object] = {}
-    if backend == "postgresql" and phrase:
+    postgres = engine.dialect.name == "postgresql"
+    if postgres and phrase:
         found = "search_vector @@ phraseto_tsquery('simple', :phrase)"
         fields["phrase"] = phrase
-    elif backend != "postgresql" and full_text and phrase:
+    elif not postgres and full_text and phrase:
         found = "turns.id IN (SELECT rowid FROM turns_fts WHERE turns_fts MATCH :match)"
         fields["match"] = f'files : "{phrase}"'
     else:
-        found = f"{'strpos' if backend == 'postgresql' else 'instr'}(turns.files, :needle) > 0"
+        found = f"{'strpos' if postgres else 'instr'}(turns.files, :needle) > 0"
         fields["needle"] = path
     statement = _PATHS.where(text(found))
     if project is not None:
@@ -56,7 +46,7 @@ def candidates(
     return [Candidate(*row) for row in rows]
 
 
-_BY_ID = select(*TURN_COLUMNS).where(Turn.id.in_(bindparam("ids", expanding=True)))
+_BY_ID = select(*TURN_COLUMNS).where(Turn.id.in_(bindparam("ids", expanding=True)), SHOWN_TURN)
 
 
 def turns_by_id(engine: Engine, ids: Sequence[int]) -> dict[int, domain.Turn]:

@@ -13,6 +13,7 @@ from typing import Any, Literal
 from sqlalchemy import Connection, delete, insert, select, update
 
 from history.store.models import ForgetWork, OwedScrub
+from history.store.rows import chunks
 
 # What a step of the owed work leaves: nothing, more to do now, or more that waits for a reader
 # of an older snapshot to let go.
@@ -89,12 +90,12 @@ def add_expiry(conn: Connection, pairs: Sequence[tuple[str, str]], before: datet
     """List the conversations' turns (of their project) asked before `before` as owed: an
     expiry in batches. Search leaves them out by their cutoff meanwhile."""
     now = datetime.now(UTC)
-    for start in range(0, len(pairs), 500):
-        rows = [
+    for chunk in chunks(pairs):
+        listed = [
             {"session_id": s, "project": p, "owed_at": now, "asked_before": before}
-            for s, p in pairs[start : start + 500]
+            for s, p in chunk
         ]
-        conn.execute(insert(ForgetWork), rows)
+        conn.execute(insert(ForgetWork), listed)
 
 
 def work(conn: Connection) -> set[tuple[str, str | None]]:
@@ -106,8 +107,7 @@ def work(conn: Connection) -> set[tuple[str, str | None]]:
 
 
 def drop_work(conn: Connection, session_ids: Sequence[str]) -> None:
-    for start in range(0, len(session_ids), 500):
-        chunk = list(session_ids[start : start + 500])
+    for chunk in chunks(session_ids):
         conn.execute(delete(ForgetWork).where(ForgetWork.session_id.in_(chunk)))
 
 

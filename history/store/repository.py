@@ -1,10 +1,15 @@
-"""The contract of a turn store. The SQLite store implements it; tests use a fake of their own."""
+"""The data port: what a turn store holds and answers (record, search, the views, forgetting
+and its tombstones, the turns that name a file, retention). The SQLite and PostgreSQL stores
+implement it; the unit tests' fake (tests/fakes.py) subclasses it. Its care (what a forget still
+owes, upkeep, doctor, stats) is the maintenance port's (maintenance.py).
+"""
 
 from __future__ import annotations
 
 import abc
 from collections.abc import Sequence
 from datetime import datetime
+from typing import NamedTuple
 
 from history.domain import (
     ConversationSummary,
@@ -16,7 +21,16 @@ from history.domain import (
 )
 from history.paging import PageKey
 from history.retention import RetentionPolicy
-from history.store.owed import ScrubState
+
+
+class Candidate(NamedTuple):
+    """A turn whose recorded files may name a path (history/blame.py keeps the exact ones)."""
+
+    id: int  # its row, for `turns_by_row`
+    project: str
+    asked_at: datetime
+    files: str  # JSON arrays as stored
+    edited: str
 
 
 class TurnRepository(abc.ABC):
@@ -47,30 +61,16 @@ class TurnRepository(abc.ABC):
 
     @abc.abstractmethod
     def delete_sessions(self, session_ids: Sequence[str]) -> int:
-        """Remove those sessions' turns and remember them as forgotten; the number removed."""
+        """Remove those sessions' turns and remember them as forgotten; the number removed.
+        What the storage still holds of them is scrubbed by the maintenance port."""
 
     @abc.abstractmethod
     def delete_project(self, project: str) -> int:
         """Remove the project's turns, remembering its sessions as forgotten."""
 
-    @abc.abstractmethod
-    def purge(self) -> bool:
-        """Make deleted turns unrecoverable from storage; False when that must wait (a reader
-        still holds an old snapshot) and should be tried again."""
-
     def close(self) -> None:
         """Let go of what the store holds beside its engine."""
         return None
-
-    def owes(self) -> bool:
-        """A forget's deletion or scrub is still owed (by any process: it is in the database)."""
-        return False
-
-    def scrub(self, seconds: float | None) -> ScrubState:
-        """Do the owed work for about `seconds` (None: all of it), in steps that each hold the
-        write lock briefly: "done", "more" (time ran out), or "blocked" (it waits for a reader
-        of an older snapshot to let go). Never waits the busy timeout for a reader."""
-        return "done" if self.purge() else "blocked"
 
     # Retention (history/retention.py). A store without it keeps everything.
 
@@ -100,16 +100,6 @@ class TurnRepository(abc.ABC):
     def retention_due(self, now: datetime) -> bool:
         """Some turn is past its retention and still stored."""
         return False
-
-    @abc.abstractmethod
-    def merge(self, pages: int) -> bool:
-        """Merge about `pages` pages of the full-text index's segments, then bring what the
-        search keeps beside it up to date (SQLite: a common word's list a step); False when
-        there was nothing left to do."""
-
-    @abc.abstractmethod
-    def checkpoint(self) -> None:
-        """Copy what the log holds back into the database, as far as readers allow."""
 
     @abc.abstractmethod
     def forgotten(self, session_ids: Sequence[str]) -> set[str]:
@@ -143,3 +133,12 @@ class TurnRepository(abc.ABC):
     @abc.abstractmethod
     def projects(self) -> list[ProjectSummary]:
         """Every project, the one with the latest turn first."""
+
+    @abc.abstractmethod
+    def file_candidates(self, path: str, project: str | None) -> list[Candidate]:
+        """The turns (of `project`, or of every one) whose recorded files may name `path`,
+        newest first: a superset, found by the path's words."""
+
+    @abc.abstractmethod
+    def turns_by_row(self, ids: Sequence[int]) -> dict[int, Turn]:
+        """The whole turns of the rows `file_candidates` gave."""

@@ -13,15 +13,14 @@ from sqlalchemy import (
     Connection,
     case,
     delete,
-    exists,
     func,
     literal,
-    or_,
     select,
 )
 from sqlalchemy.exc import DBAPIError
 
 from history.retention import NEVER, RetentionPolicy
+from history.store import hiding
 from history.store.models import (
     Conversation,
     ForgetWork,
@@ -126,13 +125,7 @@ def shown_conditions(conn: Connection, now: datetime | None = None) -> list[Colu
         conn.rollback()
         return conditions
     if forgetting is not None:
-        conditions.append(
-            ~exists().where(
-                ForgetWork.session_id == Turn.session_id,
-                or_(ForgetWork.project.is_(None), ForgetWork.project == Turn.project),
-                ForgetWork.asked_before.is_(None),
-            )
-        )
+        conditions.append(~hiding.being_forgotten(Turn.session_id, Turn.project))
     return conditions
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from sqlalchemy import ColumnElement, Connection, Executable, delete, select
 
@@ -20,8 +20,11 @@ from history.domain import (
 from history.store.models import TURN_COLUMNS, ForgottenSession, Turn
 from history.store.views import turn_fields
 
+T = TypeVar("T")
 
-def chunks(items: Sequence[str], size: int = 500) -> Iterator[list[str]]:
+
+def chunks(items: Sequence[T], size: int = 500) -> Iterator[list[T]]:
+    """`items` a few hundred at a time: as many as one statement may bind."""
     for start in range(0, len(items), size):
         yield list(items[start : start + size])
 

@@ -18,16 +18,23 @@ from history import domain
 from history.domain import NewTurn, UpsertCounts
 from history.paging import PageKey
 from history.retention import RetentionPolicy
+from history.store import file_turns, rows
 from history.store import retention as stored_retention
-from history.store import rows
 from history.store.models import TURN_COLUMNS, ForgottenSession, Project, Turn
-from history.store.repository import TurnRepository
+from history.store.repository import Candidate, TurnRepository
 from history.store.views import SqlViews
 
 
 class SqlTurnRepository(TurnRepository):
-    def __init__(self, engine: Engine, writer: Engine, insert: Callable[[Any], Any]) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        writer: Engine,
+        insert: Callable[[Any], Any],
+        full_text: bool = True,
+    ) -> None:
         self.engine = engine
+        self.full_text = full_text
         self._writer = writer
         # An upsert, never INSERT OR REPLACE: on SQLite, REPLACE deletes without firing the
         # delete trigger and would leave the old row's words in the index.
@@ -140,7 +147,7 @@ class SqlTurnRepository(TurnRepository):
         return self._views.turn(turn_id)
 
     def turn_ids_by_prefix(self, prefix: str, limit: int) -> list[str]:
-        return [turn_id for turn_id, _, _ in self._views.turns_by_prefix(prefix, limit)]
+        return self._views.turn_ids_by_prefix(prefix, limit)
 
     def conversation(self, session_id: str, around: str | None, radius: int) -> list[domain.Turn]:
         return self._views.conversation(session_id, around, radius)
@@ -152,3 +159,9 @@ class SqlTurnRepository(TurnRepository):
 
     def projects(self) -> list[domain.ProjectSummary]:
         return self._views.projects()
+
+    def file_candidates(self, path: str, project: str | None) -> list[Candidate]:
+        return file_turns.candidates(self.engine, self.full_text, path, project)
+
+    def turns_by_row(self, ids: Sequence[int]) -> dict[int, domain.Turn]:
+        return file_turns.turns_by_id(self.engine, ids)

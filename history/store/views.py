@@ -1,6 +1,7 @@
 """Reading what was found, on either SQL backend: a turn, a conversation, the lists of
 conversations and projects. The lists read the summary rows the triggers keep
-(history/store/sqlite/summaries.py, history/store/postgres/summaries.py)."""
+(history/store/sqlite/summaries.py, history/store/postgres/summaries.py). What a forget under
+way still deletes is left out in the SQL (hiding.py), so a page holds as many as asked."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from sqlalchemy import BindParameter, Connection, Engine, bindparam, func, selec
 from history import domain
 from history.domain import EDITED_SHOWN, FIRST_ASKED_CHARS, first_asked
 from history.paging import PageKey
+from history.store.hiding import being_forgotten, project_being_forgotten
 from history.store.models import (
     TURN_COLUMNS,
     Conversation,
@@ -46,18 +48,20 @@ def _strings(stored: str) -> tuple[str, ...]:
 
 # Every statement is built once: SQLAlchemy then reuses its compiled form and its result map
 # (a statement built per call costs more than the query it runs).
-_TURN = select(*TURN_COLUMNS).where(Turn.turn_id == bindparam("turn_id"))
+SHOWN_TURN = ~being_forgotten(Turn.session_id, Turn.project)
+_SHOWN_CONVERSATION = ~being_forgotten(Conversation.session_id, Conversation.project)
+_TURN = select(*TURN_COLUMNS).where(Turn.turn_id == bindparam("turn_id"), SHOWN_TURN)
 # A range on the unique turn_id index: every id from the prefix up to the next prefix of its
 # length, in order (no LIKE, so `%` and `_` in an id are plain characters).
 _PREFIXED = (
-    select(Turn.turn_id, Turn.session_id, Turn.project)
-    .where(Turn.turn_id >= bindparam("low"), Turn.turn_id < bindparam("high"))
+    select(Turn.turn_id)
+    .where(Turn.turn_id >= bindparam("low"), Turn.turn_id < bindparam("high"), SHOWN_TURN)
     .order_by(Turn.turn_id)
     .limit(bindparam("limit"))
 )
 _FROM_PREFIX = (
-    select(Turn.turn_id, Turn.session_id, Turn.project)
-    .where(Turn.turn_id >= bindparam("low"))
+    select(Turn.turn_id)
+    .where(Turn.turn_id >= bindparam("low"), SHOWN_TURN)
     .order_by(Turn.turn_id)
     .limit(bindparam("limit"))
 )
@@ -66,11 +70,13 @@ _SURROGATES = range(0xD800, 0xE000)
 _IN_SESSION = Turn.session_id == bindparam("session_id")
 _POSITION = tuple_(Turn.asked_at, Turn.id)
 _ANCHOR = tuple_(bindparam("asked_at", type_=UtcDateTime()), bindparam("id"))
-_WHOLE = select(*TURN_COLUMNS).where(_IN_SESSION).order_by(Turn.asked_at, Turn.id)
-_ANCHORED = select(Turn.asked_at, Turn.id).where(_IN_SESSION, Turn.turn_id == bindparam("turn_id"))
+_WHOLE = select(*TURN_COLUMNS).where(_IN_SESSION, SHOWN_TURN).order_by(Turn.asked_at, Turn.id)
+_ANCHORED = select(Turn.asked_at, Turn.id).where(
+    _IN_SESSION, Turn.turn_id == bindparam("turn_id"), SHOWN_TURN
+)
 _BEFORE = (
     select(*TURN_COLUMNS)
-    .where(_IN_SESSION, _POSITION < _ANCHOR)
+    .where(_IN_SESSION, _POSITION < _ANCHOR, SHOWN_TURN)
     .order_by(Turn.asked_at.desc(), Turn.id.desc())
     .limit(bindparam("radius"))
 )
@@ -95,7 +101,7 @@ _PAGE = (
         Conversation.tainted_turns,
     )
     .join(Turn, Turn.id == Conversation.first_id)
-    .where(_SINCE)
+    .where(_SINCE, _SHOWN_CONVERSATION)
     .order_by(*(column.desc() for column in _NEWEST))
     .limit(bindparam("limit"))
 )
@@ -116,13 +122,17 @@ _EDITS = (
     )
     .order_by(ConversationEdit.turns.desc(), ConversationEdit.path)
 )
-_PROJECTS = select(
-    Project.project,
-    Project.turns,
-    Project.conversations,
-    Project.first_asked_at,
-    Project.last_asked_at,
-).order_by(Project.last_asked_at.desc(), Project.project)
+_PROJECTS = (
+    select(
+        Project.project,
+        Project.turns,
+        Project.conversations,
+        Project.first_asked_at,
+        Project.last_asked_at,
+    )
+    .where(~project_being_forgotten(Project.project))
+    .order_by(Project.last_asked_at.desc(), Project.project)
+)
 # `since` when the caller gave none: before any turn.
 _EVER = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -136,18 +146,18 @@ class SqlViews:
             row = conn.execute(_TURN, {"turn_id": turn_id}).first()
         return None if row is None else domain.Turn(**turn_fields(row))
 
-    def turns_by_prefix(self, prefix: str, limit: int) -> list[tuple[str, str, str]]:
-        """Up to `limit` (turn id, session id, project) of the turns whose id starts with
-        `prefix`, by id. Both backends compare ids by code point (SQLite's BINARY, a C
-        collation on PostgreSQL); the ids are checked again here for any other collation."""
+    def turn_ids_by_prefix(self, prefix: str, limit: int) -> list[str]:
+        """Up to `limit` ids of the turns whose id starts with `prefix`, in order. Both
+        backends compare ids by code point (SQLite's BINARY, a C collation on PostgreSQL); the
+        ids are checked again here for any other collation."""
         high = _next_prefix(prefix)
         with self.engine.connect() as conn:
             if high is None:
-                found = conn.execute(_FROM_PREFIX, {"low": prefix, "limit": limit}).all()
+                found = conn.execute(_FROM_PREFIX, {"low": prefix, "limit": limit}).scalars()
             else:
                 params = {"low": prefix, "high": high, "limit": limit}
-                found = conn.execute(_PREFIXED, params).all()
-        return [(turn_id, s, p) for turn_id, s, p in found if turn_id.startswith(prefix)]
+                found = conn.execute(_PREFIXED, params).scalars()
+            return [turn_id for turn_id in found if turn_id.startswith(prefix)]
 
     def conversation(self, session_id: str, around: str | None, radius: int) -> list[domain.Turn]:
         with self.engine.connect() as conn:

@@ -1,13 +1,18 @@
 """`recall doctor` on PostgreSQL: the full-text column and index are there and valid; an index
-left invalid (a failed concurrent build) or missing is rebuilt."""
+left invalid (a failed concurrent build) or missing is rebuilt. Also what `recall stats` and
+`recall migrate` say of its search, and what merging the full-text index did."""
 
 from __future__ import annotations
 
 from sqlalchemy import Engine, text
 
-from history.i18n import Messages
+from history.i18n import N_, Messages
+from history.reports import DoctorReport
+from history.store.maintenance import ENGLISH
 from history.store.postgres import schema
-from history.store.sqlite.doctor import ENGLISH, DoctorReport
+
+TSVECTOR_SEARCH = N_("PostgreSQL tsvector full text")
+MERGED = N_("Merged the full-text index's pending entries (GIN's pending list).")
 
 _INVALID_INDEXES = text(
     "SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid"

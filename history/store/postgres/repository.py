@@ -12,7 +12,7 @@ from sqlalchemy.dialects.postgresql import insert
 
 from history.domain import SearchResults
 from history.store import rows
-from history.store.postgres import bulk, project_words, scrub, upkeep
+from history.store.postgres import bulk, project_words, scrub
 from history.store.postgres.search import TsvectorSearch
 from history.store.sql_repository import SqlTurnRepository
 
@@ -49,17 +49,3 @@ class PostgresTurnRepository(SqlTurnRepository):
             project_words.forget_gone_projects(conn)
             self._scrub.owed(conn)
         return removed
-
-    def purge(self) -> bool:
-        return self._scrub.run()
-
-    def owes(self) -> bool:
-        return self._scrub.pending()
-
-    def merge(self, pages: int) -> bool:
-        """Merge GIN's pending list into the index (what a search would otherwise scan)."""
-        return upkeep.merge_pending(self.engine)
-
-    def checkpoint(self) -> None:
-        """PostgreSQL checkpoints by itself; what is owed here is fresh statistics."""
-        upkeep.analyze_if_stale(self.engine)

@@ -3,7 +3,8 @@
 Opening moves a file SQLite cannot read aside under that name, and `recall doctor --recover`
 keeps the file it recovered from the same way. Such a copy may still hold conversations the
 user forgets later, so it is never forgotten about: `recall stats`, `recall doctor` and every
-forget name it, and `recall doctor --delete-damaged` deletes it.
+forget name it (history/cli/damaged.py words it), and `recall doctor --delete-damaged` deletes
+it.
 """
 
 from __future__ import annotations
@@ -11,11 +12,6 @@ from __future__ import annotations
 import logging
 from datetime import UTC, datetime
 from pathlib import Path
-
-from sqlalchemy import Engine
-
-from history.i18n import Messages, grouped
-from history.store.sqlite.engine import sqlite_path
 
 log = logging.getLogger(__name__)
 
@@ -48,49 +44,6 @@ def damaged_copies(database: Path) -> list[Path]:
         return []
 
 
-# What is said of damaged copies is worded in the CLI's messages (English by default).
-ENGLISH = Messages("cli")
-
-
-def copies_phrase(count: int, said: Messages = ENGLISH) -> str:
-    return said.ngettext(
-        "{count} damaged copy", "{count} damaged copies", count, count=grouped(count, said.language)
-    )
-
-
-def delete_hint(count: int, said: Messages = ENGLISH) -> str:
-    return said.ngettext(
-        "`recall doctor --delete-damaged` removes it",
-        "`recall doctor --delete-damaged` removes them",
-        count,
-    )
-
-
-def forget_note(
-    database: Path | None, forgot_a_project: bool, said: Messages = ENGLISH
-) -> str | None:
-    """What a forget says when damaged copies beside the file may still hold what it forgot."""
-    copies = damaged_copies(database) if database is not None else []
-    if not copies:
-        return None
-    count, hint = len(copies), delete_hint(len(copies), said)
-    if forgot_a_project:
-        return said.ngettext(
-            "{count} damaged copy in the home may still hold this project: {hint}",
-            "{count} damaged copies in the home may still hold this project: {hint}",
-            count,
-            count=grouped(count, said.language),
-            hint=hint,
-        )
-    return said.ngettext(
-        "{count} damaged copy in the home may still hold this conversation: {hint}",
-        "{count} damaged copies in the home may still hold this conversation: {hint}",
-        count,
-        count=grouped(count, said.language),
-        hint=hint,
-    )
-
-
 def delete_damaged(database: Path) -> tuple[list[Path], int]:
     """Delete every damaged copy with its -wal and -shm: the copies deleted, and their bytes."""
     deleted, freed = [], 0
@@ -102,12 +55,3 @@ def delete_damaged(database: Path) -> tuple[list[Path], int]:
                 part.unlink()
         deleted.append(copy)
     return deleted, freed
-
-
-def copies_kept(engine: Engine | None) -> int | None:
-    """How many damaged copies sit beside the SQLite file `engine` opens; None when none do
-    (or it is no file of the home: PostgreSQL, memory)."""
-    if engine is None or engine.dialect.name != "sqlite":
-        return None
-    database = sqlite_path(engine.url.render_as_string(hide_password=False))
-    return len(damaged_copies(database)) or None if database is not None else None

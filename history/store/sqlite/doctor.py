@@ -2,33 +2,24 @@
 
 A damaged file (pages SQLite cannot read) is reported in words, never raised: a rebuild would
 have to read what is damaged, so doctor leaves it to `recall doctor --recover`
-(history/store/sqlite/recovery.py)."""
+(history/store/sqlite/recovery.py). Also what `recall stats` and `recall migrate` say of the
+file's search, and what merging the full-text index did."""
 
 from __future__ import annotations
-
-from dataclasses import dataclass, field
 
 from sqlalchemy import Engine
 from sqlalchemy.exc import DatabaseError
 
 from history.i18n import N_, Messages
+from history.reports import DoctorReport
+from history.store.maintenance import ENGLISH
 from history.store.sqlite import engine as sqlite_db
 from history.store.sqlite import fts
 
-
-@dataclass
-class DoctorReport:
-    findings: list[str] = field(default_factory=list)
-    healthy: bool = True
-    rebuilt: bool = False
-
-    def problem(self, sentence: str) -> None:
-        self.findings.append(sentence)
-        self.healthy = False
-
-
-# What doctor finds is worded in the CLI's messages (English by default).
-ENGLISH = Messages("cli")
+FTS5_SEARCH = N_("FTS5 full text")
+LIKE_SEARCH = N_("LIKE (no FTS5 in this SQLite)")
+# Problems a quick check of the pages lists at most.
+QUICK_CHECK_PROBLEMS = 20
 
 RECOVER_HINT = N_(
     "`recall doctor --recover` copies every turn that can still be read into a new history.db "
@@ -46,6 +37,20 @@ def table_problems(engine: Engine) -> list[str]:
     if rows == ["ok"]:
         return []
     return [str(row) for row in rows if not str(row).startswith("*** in database")]
+
+
+def page_problems(engine: Engine) -> list[str]:
+    """What SQLite's quick check finds wrong with the file's pages (empty when sound): counts
+    may read only an index, so a damaged table would go unseen."""
+    try:
+        with engine.connect() as conn:
+            rows = conn.exec_driver_sql(f"PRAGMA quick_check({QUICK_CHECK_PROBLEMS})").all()
+    except DatabaseError as exc:
+        return [damage_reason(exc)]
+    found = [str(row[0]) for row in rows]
+    return (
+        [] if found == ["ok"] else [row for row in found if not row.startswith("*** in database")]
+    )
 
 
 def damage_reason(exc: DatabaseError) -> str:
@@ -147,3 +152,20 @@ def examine(
     else:
         report.problem(_("The full-text index still disagrees with the table after a rebuild."))
     return report
+
+
+def merged(before: int, after: int, said: Messages = ENGLISH) -> str:
+    """What merging the full-text index from `before` segments into `after` did."""
+    _ = said
+    if after < before:
+        return _(
+            "Merged the full-text index from {before} segments into {after}.",
+            before=before,
+            after=after,
+        )
+    return said.ngettext(
+        "The full-text index is in {count} segment: nothing to merge.",
+        "The full-text index is in {count} segments: nothing to merge.",
+        after,
+        count=after,
+    )

@@ -13,7 +13,8 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.pool import ConnectionPoolEntry, NullPool
 
 from history.query import fold, index_text
-from history.store.sqlite import fts, rank_extension, summaries, writers
+from history.store.sqlite import fts, rank_extension, summaries
+from history.store.sqlite.forgetting import writers
 
 BUSY_TIMEOUT_MS = 5_000
 WAL_AUTOCHECKPOINT_PAGES = 10_000

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from sqlalchemy import Connection, text
 
+from history.store.rows import chunks
 from history.store.sqlite import fts
 
 EMPTY = "asked = '', answered = '', files = '[]', edited = '[]', tools = '[]', work = ''"
@@ -43,7 +44,6 @@ def empty_step(conn: Connection, turns: int, secure_delete: bool) -> int:
 
 
 def empty(conn: Connection, ids: list[int]) -> None:
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
+    for chunk in chunks(ids):
         marks = ", ".join("?" * len(chunk))
         conn.exec_driver_sql(f"UPDATE turns SET {EMPTY} WHERE id IN ({marks})", tuple(chunk))

@@ -4,7 +4,7 @@ SQLite gives a writer that finds the lock taken no place in a queue: it sleeps a
 (after 1, 3, 8, 18, 33, 53, 78, 103, 128 ms, then every 50-100 ms), and the holder cannot tell
 that it waits. So every write transaction of this package holds a shared `flock` on a file beside
 the database, `<name>-writers`, from just before its BEGIN IMMEDIATE until its commit or
-rollback. A large forget (forgetting.py) asks for the exclusive lock between two steps: refused
+rollback. A large forget (steps.py) asks for the exclusive lock between two steps: refused
 means a writer is waiting or writing, and the forget waits until it is done, instead of pausing a
 fixed time after every step for writers it cannot see. Where the file cannot be made (a read-only
 folder, a platform without `flock`), nothing is announced and the forget pauses blindly.

@@ -1,33 +1,25 @@
-"""Forgetting on SQLite in steps that each hold the write lock briefly, so a live agent's
-records get through a forget of any size.
-
-A small forget deletes its turns in one transaction, FTS5's secure-delete scrubbing each row from
-the full-text index (a few ms a row). A large one first tombstones its conversations and lists
-them in `forget_work` (one short transaction: search hides them all from then on), then deletes
-their turns in batches with secure-delete off, which leaves their words in the index's old
-segments: the owed scrub then rewrites the index, a few hundred pages a step, zeroes the pages
-that rewrite left free (zeroing.py), and finally copies the WAL back into the database and cuts
-it to zero. Each step is its own transaction; every
-piece of what is owed is in the database, so any process resumes it after a crash.
-
-A live record does not wait for a step: past SPOOL_AFTER_MS it writes its turn to the spool
-(spool.py), whose turns move in between two steps. So the steps can be long enough that their
-commits cost little; where there is no spool (no file to put it beside), they stay short.
+"""The steps of a large forget's owed work (SqliteScrub), each its own short transaction: a batch
+of turns deleted, some pages of the full-text index rewritten (then the pages that rewrite left
+free zeroed, zeroing.py), or the final checkpoint that cuts the WAL to zero. Between two steps
+the writers waiting on the lock are let through (writers.py) and the spooled turns move in
+(spool.py). The package's __init__ tells the whole story.
 """
 
 from __future__ import annotations
 
+import enum
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from sqlalchemy import Connection, Engine, text
 
 from history.store import owed
 from history.store.owed import ScrubState
-from history.store.sqlite import blanking, fts, zeroing
-from history.store.sqlite.spool import Spool
-from history.store.sqlite.writers import WaitingWriters
+from history.store.rows import chunks
+from history.store.sqlite import fts
+from history.store.sqlite.forgetting import blanking, checkpoints, zeroing
+from history.store.sqlite.forgetting.spool import Spool
+from history.store.sqlite.forgetting.writers import WaitingWriters
 
 # What one step may hold the write lock for. A record arriving during a step waits for the rest
 # of it: writers of this package announce themselves (writers.py), and between two steps the
@@ -63,6 +55,13 @@ _DOOMED_IDS = text(
 _WORK_DONE = text("DELETE FROM forget_work WHERE id = :id")
 
 
+class Work(enum.Enum):
+    """What a step of the owed work did."""
+
+    TURNS = "a batch of turns deleted"
+    PAGES = "pages of the full-text index rewritten, or free pages zeroed"
+
+
 @dataclass
 class StepSizes:
     """Batch sizes that adapt to this machine and this file, so a step takes STEP_SECONDS."""
@@ -80,12 +79,14 @@ class SqliteScrub:
     def __init__(
         self,
         writer: Engine,
+        reader: Engine,
         full_text: bool,
         secure_delete: bool,
         writers: WaitingWriters,
         spool: Spool,
     ) -> None:
         self._writer = writer  # unannounced: the writers it waits for are the others
+        self._reader = reader  # what checkpoints go through
         self.full_text = full_text
         self.secure_delete = secure_delete
         self.writers = writers
@@ -96,12 +97,12 @@ class SqliteScrub:
         self._unseen = 0.0  # step work since writers that cannot be seen were let in
         self._unsynced = 0.0  # step work since the last checkpoint
 
-    def between_steps(self, checkpoint: Callable[[], None]) -> None:
+    def between_steps(self) -> None:
         """Let the writers waiting on the lock through; now and then copy the WAL back."""
         started = time.monotonic()
         self.move_spooled()
         if self._unsynced >= CHECKPOINT_EVERY_SECONDS:
-            checkpoint()
+            checkpoints.passive(self._reader)
             self._unsynced = 0.0
         if self.writers.let_in(LET_IN_SECONDS) is None:  # writers cannot be seen here
             time.sleep(max(0.0, self.pause - (time.monotonic() - started)))
@@ -121,10 +122,10 @@ class SqliteScrub:
         began = time.monotonic()
         with self._writer.begin() as conn:
             deleted = self._delete_batch(conn)
-        self._adapt("turns", began)  # the commit included: FTS5 writes its segment then
+        self._adapt(Work.TURNS, began)  # the commit included: FTS5 writes its segment then
         return deleted
 
-    def step(self, checkpoint_truncate: Callable[[], bool]) -> ScrubState:
+    def step(self) -> ScrubState:
         """One step of what is owed: a batch of turns, some pages of the index rewrite, or the
         final checkpoint (which never waits for a reader: "blocked" then)."""
         began = time.monotonic()
@@ -132,26 +133,29 @@ class SqliteScrub:
             row = owed.scrub(conn)
             if row is None:
                 return "done"
-            if self._delete_batch(conn):
-                doing = "turns"
-            elif row.rewrite_index and self.full_text:
-                doing = "pages"
-                if not self._rewrite_step(conn, started=row.rewriting):
-                    doing = ""
-                    owed.set_rewrite(conn, rewrite_index=False, rewriting=False)
-            else:
-                doing = ""
+            did = self._work(conn, row)
             owed_at = row.owed_at
-        if doing:
-            self._adapt(doing, began)
+        if did is not None:
+            self._adapt(did, began)
             return "more"
-        if not checkpoint_truncate():
+        if not checkpoints.truncate(self._reader):
             return "blocked"
         # A turn spooled until the commit moves in here; one spooled after it sees nothing owed.
         with self.spool.moving(scrub=True) as move, self._writer.begin() as conn:
             move(conn)
             owed.settle(conn, owed_at)
         return "done"
+
+    def _work(self, conn: Connection, row: owed.Owed) -> Work | None:
+        """A batch of turns, else some pages of the index rewrite; None when neither is left."""
+        if self._delete_batch(conn):
+            return Work.TURNS
+        if not (row.rewrite_index and self.full_text):
+            return None
+        if self._rewrite_step(conn, started=row.rewriting):
+            return Work.PAGES
+        owed.set_rewrite(conn, rewrite_index=False, rewriting=False)
+        return None
 
     def _delete_batch(self, conn: Connection) -> bool:
         """Delete a batch of the turns `forget_work` lists, conversation after conversation;
@@ -174,8 +178,7 @@ class SqliteScrub:
             if ids and self.secure_delete and not secure_delete_off:
                 conn.exec_driver_sql(fts.secure_delete_statement(on=False))
                 secure_delete_off = True
-            for start in range(0, len(ids), 500):
-                chunk = ids[start : start + 500]
+            for chunk in chunks(ids):
                 marks = ", ".join("?" * len(chunk))
                 conn.exec_driver_sql(f"DELETE FROM turns WHERE id IN ({marks})", tuple(chunk))
             left -= len(ids)
@@ -185,7 +188,7 @@ class SqliteScrub:
             conn.exec_driver_sql(fts.secure_delete_statement(on=True))
         return left < self.sizes.turns
 
-    def _adapt(self, doing: str, began: float) -> None:
+    def _adapt(self, did: Work, began: float) -> None:
         elapsed = time.monotonic() - began
         self._unseen += elapsed
         self._unsynced += elapsed
@@ -193,7 +196,7 @@ class SqliteScrub:
         # 100 ms: a pause as long as the step still lets it in.
         self.pause = max(PAUSE_SECONDS, elapsed)
         target = self.step_seconds
-        if doing == "turns":
+        if did is Work.TURNS:
             self.sizes.turns = StepSizes.adapted(self.sizes.turns, elapsed, 10, target)
         else:
             self.sizes.pages = StepSizes.adapted(self.sizes.pages, elapsed, 16, target)

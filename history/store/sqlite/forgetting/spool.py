@@ -35,6 +35,7 @@ from sqlalchemy import Connection
 from sqlalchemy.exc import DBAPIError
 
 from history.domain import TURN_FIELDS, NewTurn, turn_fields_of_type
+from history.store.rows import chunks
 from history.store.sqlite.engine import sqlite_driver
 
 SUFFIX = "-spool"
@@ -121,8 +122,7 @@ class Spool:
                 raise
             if conn is not None:
                 try:
-                    for start in range(0, len(held), 500):
-                        chunk = held[start : start + 500]
+                    for chunk in chunks(held):
                         marks = ", ".join("?" * len(chunk))
                         conn.execute(f"DELETE FROM spooled WHERE id IN ({marks})", chunk)
                     conn.execute("COMMIT")

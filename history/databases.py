@@ -1,0 +1,48 @@
+"""The database a home or a URL names, before (or beside) an index opened on it: what the faces
+may ask without knowing its backend. The answers come from history/store/backends.py, imported
+only when asked: a face's start-up pays for none of it."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from history.home import DATABASE_NAME, configured_url, resolve_home
+
+
+def target(home: str | os.PathLike[str] | None, database_url: str | None = None) -> str | Path:
+    """`database_url` (else `$RECALL_DATABASE_URL`), else the home's file."""
+    return configured_url(database_url) or resolve_home(home) / DATABASE_NAME
+
+
+def where(home: str | os.PathLike[str] | None, database_url: str | None = None) -> str:
+    """Where the database is, as a person may be shown it (a server's URL without password)."""
+    from history.store import backends
+
+    return backends.shown(target(home, database_url))
+
+
+def holds_history(home: str | os.PathLike[str] | None, database_url: str | None = None) -> bool:
+    """Whether the database held the history's tables before this process opened it."""
+    from history.store import backends
+
+    return backends.holds_history(target(home, database_url))
+
+
+def print_upgrade_sql(home: str | os.PathLike[str] | None, database_url: str | None) -> None:
+    """Print the SQL that would upgrade the database to the latest schema."""
+    from history.store import backends
+
+    backends.print_upgrade_sql(target(home, database_url))
+
+
+def trouble(error: BaseException) -> tuple[str, str] | None:
+    """("unreachable", "") for a database server that could not be reached (or its driver is
+    missing), ("damaged", reason) for a damaged file, None for any other error. SQLAlchemy is
+    consulted only once something imported it: before that, no error can be one of its."""
+    if "sqlalchemy" not in sys.modules:
+        return None
+    from history.store.errors import trouble as database_trouble
+
+    return database_trouble(error)

@@ -1,0 +1,65 @@
+"""The maintenance port on PostgreSQL: a forget's owed scrub (scrub.py), GIN's pending list and
+fresh statistics as steps of the upkeep (upkeep.py), what the database holds and weighs, and
+doctor (doctor.py). A server's database leaves no damaged copies in the home."""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from dataclasses import replace
+
+from sqlalchemy import Engine
+
+from history.i18n import Messages
+from history.reports import About, DoctorReport, Stats
+from history.store import stats
+from history.store.maintenance import ENGLISH, Maintenance
+from history.store.owed import ScrubState
+from history.store.postgres import doctor, upkeep
+from history.store.postgres.scrub import Scrub
+
+_SIZE = "SELECT pg_total_relation_size('turns') + pg_total_relation_size('forgotten_sessions')"
+
+
+class PostgresMaintenance(Maintenance):
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._scrub = Scrub(engine)
+
+    def about(self) -> About:
+        where = self.engine.url.render_as_string(hide_password=True)
+        return About(where, doctor.TSVECTOR_SEARCH, full_text=True)
+
+    def owes(self) -> bool:
+        return self._scrub.pending()
+
+    def scrub(self, seconds: float | None) -> ScrubState:
+        """The rewrite is one statement: done, or held back by a reader."""
+        return "done" if self._scrub.run() else "blocked"
+
+    def step(self, pages: int, writes: AbstractContextManager[object]) -> ScrubState:
+        """The owed scrub, else merge GIN's pending list into the index (what a search would
+        otherwise scan), else refresh the statistics (PostgreSQL checkpoints by itself)."""
+        if self._scrub.pending() and not self._scrub.run():
+            return "blocked"
+        with writes:
+            if upkeep.merge_pending(self.engine):
+                return "more"
+        upkeep.analyze_if_stale(self.engine)
+        return "done"
+
+    def stats(self, said: Messages = ENGLISH) -> Stats:
+        with self.engine.connect() as conn:
+            size = int(conn.exec_driver_sql(_SIZE).scalar_one())
+        return replace(stats.counts(self.engine), database_bytes=size)
+
+    def doctor(self, repair: bool, writable: bool, said: Messages = ENGLISH) -> DoctorReport:
+        return doctor.examine(self.engine, repair=repair, said=said)
+
+    def compact(self, said: Messages = ENGLISH) -> str:
+        while upkeep.merge_pending(self.engine):
+            pass
+        upkeep.analyze_if_stale(self.engine)
+        return said(doctor.MERGED)
+
+    def close(self) -> None:
+        self.engine.dispose()

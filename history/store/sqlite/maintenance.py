@@ -1,0 +1,152 @@
+"""The maintenance port on SQLite: a forget's owed work (forgetting/), FTS5's merges and the WAL's
+checkpoints as steps of the upkeep, what the file holds and weighs, doctor (doctor.py), and the
+damaged copies a file leaves in the home (damaged.py, recovery.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import replace
+from pathlib import Path
+
+from sqlalchemy import Engine
+from sqlalchemy.exc import DatabaseError
+
+from history.i18n import Messages
+from history.reports import (
+    About,
+    DamagedDatabase,
+    DeletedCopies,
+    DoctorReport,
+    Recovered,
+    Recovery,
+    Stats,
+)
+from history.store import stats
+from history.store.maintenance import ENGLISH, Maintenance
+from history.store.owed import ScrubState
+from history.store.sqlite import best_turns, damaged, doctor, fts, rank_extension, recovery
+from history.store.sqlite.engine import sqlite_path, writer
+from history.store.sqlite.forgetting.forget import Forgetting
+from history.store.sqlite.forgetting.spool import spool_file
+from history.upkeep import CALLER_STEP_PAGES
+
+
+class SqliteMaintenance(Maintenance):
+    def __init__(self, engine: Engine, full_text: bool, forgetting: Forgetting) -> None:
+        self.engine = engine
+        self.full_text = full_text
+        self._forgetting = forgetting
+        self._writer = writer(engine)
+        self._best_turns = best_turns.Keeper()
+        self._path = sqlite_path(engine.url.render_as_string(hide_password=False))
+
+    def about(self) -> About:
+        where = str(self._path) if self._path else self.engine.url.render_as_string()
+        search = doctor.FTS5_SEARCH if self.full_text else doctor.LIKE_SEARCH
+        copies = damaged.damaged_copies(self._path) if self._path is not None else []
+        return About(where, search, self.full_text, tuple(copies))
+
+    def owes(self) -> bool:
+        return self._forgetting.owes()
+
+    def scrub(self, seconds: float | None) -> ScrubState:
+        return self._forgetting.scrub(seconds)
+
+    def step(self, pages: int, writes: AbstractContextManager[object]) -> ScrubState:
+        """A step of a forget's owed work (any process's), else merge some of the full-text
+        index or, with nothing left to merge, checkpoint. The merge waits for this process's
+        writes; the checkpoint lets them run."""
+        if self._forgetting.owes():
+            state = self._forgetting.step()
+            if state != "done":
+                return state
+        with writes:
+            if self._merge(pages):
+                return "more"
+        self._forgetting.checkpoint()
+        return "done"
+
+    def _merge(self, pages: int) -> bool:
+        """Merge about `pages` pages of FTS5's segments, then the common words' lists, one a
+        step (best_turns.py); False when there was nothing left to do."""
+        if not self.full_text:
+            return False
+        with self._writer.begin() as conn:
+            before = conn.exec_driver_sql("SELECT total_changes()").scalar_one()
+            conn.exec_driver_sql(fts.merge_statement(pages))
+            changes = conn.exec_driver_sql("SELECT total_changes()").scalar_one() - before
+            if changes >= 2:  # FTS5's documented sign that the merge did some work
+                return True
+            # Merged: then the common words' lists, where recall_best_turns is there to build them.
+            if not conn.connection.info.get(rank_extension.FUNCTION):
+                return False
+            return self._best_turns.step(conn)
+
+    def stats(self, said: Messages = ENGLISH) -> Stats:
+        try:
+            counted = stats.counts(self.engine)
+        except DatabaseError as exc:
+            if not doctor.is_damage(exc):
+                raise
+            raise DamagedDatabase(doctor.damage_reason(exc), doctor.RECOVER_HINT) from exc
+        problems = doctor.page_problems(self.engine)
+        return replace(
+            counted,
+            database_bytes=self._bytes(),
+            spooled=self._forgetting.spool.count(),
+            damaged_pages=tuple(problems),
+            damage=doctor.damage_sentence(problems, said) if problems else None,
+        )
+
+    def _bytes(self) -> int:
+        """The file's size with its log, and its spool's."""
+        if self._path is None:
+            return 0
+        files = [
+            Path(f"{database}{end}")
+            for database in (self._path, spool_file(self._path))
+            for end in ("", "-wal", "-shm")
+        ]
+        return sum(path.stat().st_size for path in files if path.exists())
+
+    def doctor(self, repair: bool, writable: bool, said: Messages = ENGLISH) -> DoctorReport:
+        return doctor.examine(self.engine, self.full_text, repair, writable, said)
+
+    def compact(self, said: Messages = ENGLISH) -> str:
+        if not self.full_text:
+            return ""
+        with self.engine.connect() as conn:
+            before = fts.segment_count(conn)
+        while self._merge(CALLER_STEP_PAGES):
+            pass
+        self._forgetting.checkpoint()
+        with self.engine.connect() as conn:
+            after = fts.segment_count(conn)
+        return doctor.merged(before, after, said)
+
+    def delete_damaged(self) -> DeletedCopies | None:
+        if self._path is None:
+            return None
+        deleted, freed = damaged.delete_damaged(self._path)
+        return DeletedCopies(tuple(deleted), freed)
+
+    def recover(self, let_go: Callable[[], None]) -> Recovery:
+        if self._path is None:
+            return Recovery(Recovered.NO_FILE)
+        if not doctor.table_problems(self.engine):
+            return Recovery(Recovered.SOUND)
+        let_go()
+        salvaged, kept = recovery.recover_in_place(self._path)
+        return Recovery(
+            Recovered.RECOVERED,
+            turns=salvaged.copied["turns"],
+            marks=salvaged.copied["forgotten_sessions"],
+            lost_turns=tuple(salvaged.unreadable["turns"]),
+            marks_lost=bool(salvaged.unreadable["forgotten_sessions"]),
+            database=self._path,
+            kept=kept,
+        )
+
+    def close(self) -> None:
+        self.engine.dispose()
