@@ -336,6 +336,7 @@ def test_idle_it_uses_under_one_percent_of_a_core(tmp_path: Path) -> None:
         process.wait()
 
 
+@pytest.mark.timing_sensitive
 def test_sigterm_stops_it_with_0_and_ctrl_c_with_130_without_a_traceback(
     tmp_path: Path,
 ) -> None:
