@@ -22,6 +22,10 @@ from history import HistoryIndex
 # What none of the short commands needs: the service, the MCP SDK, the migrations' engine.
 SERVICE = ("fastapi", "starlette", "uvicorn", "pydantic", "mcp", "alembic", "history.api")
 STORAGE = ("sqlalchemy", "history.index", "history.store", "history.redaction")
+# What reading the index does not need: the redaction rules (only recording redacts), the
+# importers, blame, and the tools a command does not answer with.
+RECORDING = ("history.redaction", "history.prepare", "history.importers")
+OTHER_TOOLS = ("history.blame", "history.tools.recall_file", "rich")
 
 DRIVER = """
 import json, sys
@@ -78,7 +82,19 @@ def test_version_imports_neither_the_index_nor_the_service(home: Path) -> None:
 def test_search_imports_the_index_and_not_the_service_or_the_importers(home: Path) -> None:
     modules = loaded(home, "search", "login", "--everywhere")
     assert "history.index" in modules  # it did search
-    assert under(modules, (*SERVICE, "history.importers", "rich")) == []
+    assert under(modules, SERVICE + RECORDING + OTHER_TOOLS) == []
+
+
+def test_search_of_a_project_reads_its_key_without_the_redaction_rules(home: Path) -> None:
+    modules = loaded(home, "search", "login", "--project", str(home), "--json")
+    assert "history.stored_forms" in modules  # it did look the project up
+    assert under(modules, SERVICE + RECORDING + OTHER_TOOLS) == []
+
+
+def test_show_opens_a_turn_without_the_redaction_rules_or_the_service(home: Path) -> None:
+    modules = loaded(home, "show", "t1")
+    assert "history.index" in modules
+    assert under(modules, SERVICE + RECORDING + OTHER_TOOLS) == []
 
 
 def test_hook_imports_neither_the_service_nor_the_migrations(home: Path) -> None:
