@@ -113,7 +113,7 @@ def test_hook_imports_neither_the_service_nor_the_migrations(home: Path) -> None
     hook = json.dumps({"transcript_path": str(transcript), "hook_event_name": "Stop"})
     modules = loaded(home, "hook", "claude-code", stdin=hook)
     assert "history.importers.claude_code" in modules  # it did import the turn
-    assert under(modules, (*SERVICE, *ORM, "rich")) == []
+    assert under(modules, (*SERVICE, *ORM, "rich", "http.client", "history.remote.client")) == []
 
 
 def test_a_command_that_names_no_command_still_lists_every_command(
