@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from history import paging
 from history.domain import (
@@ -25,15 +26,18 @@ from history.domain import (
 from history.home import DATABASE_NAME, configured_url, ensure_private_dir, resolve_home
 from history.i18n import Messages
 from history.limits import MAX_DAYS
-from history.prepare import RecordCounts, TurnFields, as_turn, prepare
 from history.query import terms
-from history.redaction.ids import IdMask
 from history.reports import About, DeletedCopies, DoctorReport, Recovered, Recovery, Stats
 from history.retention import RetentionPolicy
 from history.store import backends
 from history.store.maintenance import ENGLISH, Maintenance, Unattended
 from history.store.repository import Candidate, TurnRepository
+from history.stored_forms import StoredForms
 from history.upkeep import Upkeep
+
+if TYPE_CHECKING:
+    from history.prepare import RecordCounts, TurnFields
+    from history.redaction.ids import IdMask
 
 log = logging.getLogger(__name__)
 
@@ -79,11 +83,12 @@ class HistoryIndex:
         maintenance: Maintenance | None = None,
         ids: IdMask | None = None,
         writable: bool = True,
+        id_key_file: Path | None = None,
     ) -> None:
         self._repository = repository
         self._maintenance = maintenance or Unattended(full_text)
         # Every id and project that comes in is masked the way it was when it was stored.
-        self._ids = ids or IdMask()
+        self._ids = StoredForms(repository, id_key_file, ids)
         self._write_lock = threading.Lock()
         self._closed = False
         self._upkeep = Upkeep(self._upkeep_step, self._owes_upkeep)
@@ -102,8 +107,13 @@ class HistoryIndex:
 
         `busy_timeout_ms` bounds how long a write waits for another writer's lock."""
         opened = backends.open_store(target, busy_timeout_ms)
-        ids = IdMask(opened.id_key_file)
-        index = cls(opened.repository, opened.full_text, opened.maintenance, ids, opened.writable)
+        index = cls(
+            opened.repository,
+            opened.full_text,
+            opened.maintenance,
+            writable=opened.writable,
+            id_key_file=opened.id_key_file,
+        )
         index._take_up_owed_work()
         return index
 
@@ -196,7 +206,9 @@ class HistoryIndex:
                 tools=tuple(tools),
                 work=work,
             )
-            turn = prepare(said, self._ids)
+            from history.prepare import prepare
+
+            turn = prepare(said, self._ids.mask())
             if asked_at is None:
                 turn = self._keeping_asked_at(turn)
             with self._write_lock:
@@ -221,6 +233,8 @@ class HistoryIndex:
         """Store many turns in one transaction (an import). Turns of forgotten sessions are
         skipped unless `include_forgotten`, which also lifts their tombstones. Never raises:
         turns that could not be prepared or written are counted as `failed`."""
+        from history.prepare import RecordCounts, as_turn, prepare
+
         if not self.writable:
             failed = sum(1 for _ in turns)
             log.warning("%d turns not recorded: %s", failed, READ_ONLY)
@@ -229,7 +243,7 @@ class HistoryIndex:
         failed = 0
         for item in turns:
             try:
-                prepared.append(prepare(as_turn(item), self._ids))
+                prepared.append(prepare(as_turn(item), self._ids.mask()))
             except Exception as exc:
                 shown = self._shown_id(item.turn_id)
                 log.warning("turn %s not recorded: %s", shown, type(exc).__name__)
@@ -341,7 +355,10 @@ class HistoryIndex:
         the one turn whose id starts so. Raises AmbiguousTurnId when several do."""
         if not _storable(str(turn_id)):
             return None  # no stored id holds a NUL or a lone surrogate
-        found = self._repository.turn(self._ids.id(str(turn_id)))
+        found = self._repository.turn(str(turn_id))
+        masked = self._ids.masked_id(str(turn_id)) if found is None else None
+        if masked is not None:
+            found = self._repository.turn(masked)
         if found is None and prefix:
             start = str(turn_id).removesuffix("…")
             ids = self.turn_ids_by_prefix(start, COUNTED_CANDIDATES + 1)
@@ -367,8 +384,12 @@ class HistoryIndex:
         it; empty when the conversation does not hold it."""
         if radius < 0:
             raise ValueError("radius must be 0 or more")
-        stored_around = self._ids.id(str(around)) if around is not None else None
-        turns = self._repository.conversation(self._ids.id(str(session_id)), stored_around, radius)
+        turns = self._repository.conversation(str(session_id), around, radius)
+        if not turns:  # perhaps stored masked: the ids held a secret
+            stored_around = self._ids.id(str(around)) if around is not None else None
+            stored = self._ids.id(str(session_id))
+            if (stored, stored_around) != (session_id, around):
+                turns = self._repository.conversation(stored, stored_around, radius)
         past = self._past_retention(turns)
         return [turn for turn in turns if turn.turn_id not in past]
 
