@@ -6,7 +6,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -28,7 +28,15 @@ from history.limits import MAX_DAYS
 from history.prepare import RecordCounts, TurnFields, as_turn, prepare
 from history.query import terms
 from history.redaction.ids import IdMask
-from history.reports import About, DeletedCopies, DoctorReport, Recovered, Recovery, Stats
+from history.reports import (
+    About,
+    DeletedCopies,
+    DoctorReport,
+    Recovered,
+    Recovery,
+    Rescanned,
+    Stats,
+)
 from history.retention import RetentionPolicy
 from history.store import backends
 from history.store.maintenance import ENGLISH, Maintenance, Unattended
@@ -111,7 +119,7 @@ class HistoryIndex:
         """A forget cut short (a crash, a reader's snapshot) is finished by whichever process
         opens the index next, a reader too, once it has a moment idle; one that may only read
         the file says it cannot."""
-        if not self._owes():
+        if not (self._owes() or (self.writable and self._rescan_due())):
             return
         if self.writable:
             self._upkeep.retry_later()
@@ -430,7 +438,34 @@ class HistoryIndex:
         return due
 
     def _owes_upkeep(self) -> bool:
-        return self._owes() or self._retention_due()
+        return self._owes() or self._retention_due() or self._rescan_due()
+
+    def _rescan_due(self) -> bool:
+        """Turns stored under older secret rules are left to re-scan (any process's upkeep
+        does it, in steps: history/store/rescan.py)."""
+        try:
+            return self.writable and self._maintenance.rescan_due()
+        except Exception as exc:
+            log.warning("checking for turns to re-scan failed: %s", type(exc).__name__)
+            return False
+
+    def rescan(self, progress: Callable[[int, int], None] | None = None) -> Rescanned:
+        """Re-scan now every turn stored under older secret rules than this version's, mask
+        what the current rules catch, and scrub the old text out of the storage as a forget
+        does. `progress(scanned, total)` after each step. Raises ReadOnlyHistory."""
+        self._refuse_if_read_only()
+        total = self._maintenance.rescan_left()
+        scanned = masked = 0
+        while True:
+            step = self._maintenance.rescan_step(self._write_lock)
+            scanned, masked = scanned + step.scanned, masked + step.masked
+            if progress is not None:
+                progress(scanned, max(total, scanned))
+            if not step.more:
+                break
+        self._purge(masked)
+        self._upkeep.wrote()
+        return Rescanned(scanned, masked, scrubbed=not self._owes())
 
     def conversations(
         self,

@@ -25,7 +25,12 @@ from history.redaction import assignments, context, cookies, spoken, tokens, wra
 from history.redaction.rule import Rule
 from history.redaction.scanning import Scans
 
-__all__ = ["KINDS", "RULES", "redact"]
+__all__ = ["KINDS", "RULES", "RULES_VERSION", "redact"]
+
+# Raised whenever a rule is added or changed so that it masks more: the turns already stored are
+# then re-scanned under the new rules by the upkeep and `recall doctor --rescan`
+# (history/store/rescan.py). 3: the third round's rules (secrets people paste, in ten languages).
+RULES_VERSION: Final = 3
 
 RULES: Final[tuple[Rule, ...]] = (
     *context.KEY_BLOCKS,

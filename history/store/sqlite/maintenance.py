@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from sqlalchemy import Engine
+from sqlalchemy.dialects.sqlite import insert
 from sqlalchemy.exc import DatabaseError
 
 from history.i18n import Messages
@@ -25,6 +26,7 @@ from history.reports import (
 from history.store import stats
 from history.store.maintenance import ENGLISH, Maintenance
 from history.store.owed import ScrubState
+from history.store.rescan import Rescan, Step
 from history.store.sqlite import best_turns, damaged, doctor, fts, rank_extension, recovery
 from history.store.sqlite.engine import sqlite_path, writer
 from history.store.sqlite.forgetting.forget import Forgetting
@@ -40,6 +42,10 @@ class SqliteMaintenance(Maintenance):
         self._writer = writer(engine)
         self._best_turns = best_turns.Keeper()
         self._path = sqlite_path(engine.url.render_as_string(hide_password=False))
+        # A turn masked anew owes the scrub a forget of a few turns owes.
+        self._rescan = Rescan(
+            engine, self._writer, insert, lambda conn: forgetting.owe_scrub(conn, at_once=True)
+        )
 
     def about(self) -> About:
         where = str(self._path) if self._path else self.engine.url.render_as_string()
@@ -54,13 +60,16 @@ class SqliteMaintenance(Maintenance):
         return self._forgetting.scrub(seconds)
 
     def step(self, pages: int, writes: AbstractContextManager[object]) -> ScrubState:
-        """A step of a forget's owed work (any process's), else merge some of the full-text
-        index or, with nothing left to merge, checkpoint. The merge waits for this process's
-        writes; the checkpoint lets them run."""
+        """A step of a forget's owed work (any process's), else of a re-scan under new secret
+        rules, else merge some of the full-text index or, with nothing left to merge,
+        checkpoint. The merge waits for this process's writes; the checkpoint lets them run."""
         if self._forgetting.owes():
             state = self._forgetting.step()
             if state != "done":
                 return state
+        if self._rescan.due():
+            self._rescan.step(writes)
+            return "more"  # the scrub a masked turn owes comes next
         with writes:
             if self._merge(pages):
                 return "more"
@@ -82,6 +91,15 @@ class SqliteMaintenance(Maintenance):
             if not conn.connection.info.get(rank_extension.FUNCTION):
                 return False
             return self._best_turns.step(conn)
+
+    def rescan_due(self) -> bool:
+        return self._rescan.due()
+
+    def rescan_step(self, writes: AbstractContextManager[object]) -> Step:
+        return self._rescan.step(writes)
+
+    def rescan_left(self) -> int:
+        return self._rescan.left()
 
     def stats(self, said: Messages = ENGLISH) -> Stats:
         try:

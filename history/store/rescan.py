@@ -1,0 +1,219 @@
+"""Stored text follows the secret rules: when the rules grow (history.redaction.RULES_VERSION),
+the turns stored before are re-scanned under the new ones, in steps, on either SQL backend.
+
+The database says which rules its turns were scanned under, in the settings table of migration
+0017 (`retention_settings`): a row keyed VERSION_KEY holds the version (none: before any was
+kept, every turn is re-scanned), and while a re-scan is under way a row keyed by `_through_key`
+holds the last row id it reached, so that any process carries it on where another stopped. A
+project's key is always an absolute path (history.projects), so neither key can be one.
+
+A step reads a batch of turns without a lock and masks them; only the turns whose text changed
+are written, under the write lock, for at most WRITE_SECONDS, each only if it still holds what
+was read (a turn recorded again meanwhile was masked by its own record). The step that masks
+owes the scrub a forget of as many turns would (history/store/owed.py): the backend's scrub
+then takes the old text out of the full-text index, the freed pages and the log.
+
+Ids, session ids and projects are not re-scanned: they key the turns and their conversations.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Connection, Engine, Row, delete, func, select, update
+from sqlalchemy.exc import DBAPIError
+
+from history.domain import turn_fields_of_type
+from history.prepare import MAX_PATH_CHARS, MAX_TEXT_CHARS, MAX_WORK_CHARS
+from history.redaction import RULES_VERSION, redact
+from history.store.models import RetentionSetting, Turn
+
+VERSION_KEY = "(secret rules version)"
+_THROUGH_PREFIX = "(secret rules re-scanned through"
+# A step masks turns read for about SCAN_SECONDS (no lock held), then holds the write lock for
+# at most WRITE_SECONDS (the turns it could not write in that time are read again next step).
+SCAN_SECONDS, WRITE_SECONDS = 0.05, 0.03
+FIRST_BATCH, LEAST_BATCH, MOST_BATCH = 100, 10, 5_000
+
+_NAMES = tuple(sorted(turn_fields_of_type(tuple[str, ...])))
+_TEXTS = {"asked": MAX_TEXT_CHARS, "answered": MAX_TEXT_CHARS, "work": MAX_WORK_CHARS}
+_COLUMNS = (Turn.id, *(getattr(Turn, name) for name in (*_TEXTS, *_NAMES)))
+
+
+def _through_key() -> str:
+    """The key of the re-scan's progress under the current rules: another version's progress
+    (a newer process stopped mid-way) says nothing of these rules."""
+    return f"{_THROUGH_PREFIX} under {RULES_VERSION})"
+
+
+def reserved(key: str) -> bool:
+    """A row of the settings table that is this module's, not a retention setting."""
+    return key == VERSION_KEY or key.startswith(_THROUGH_PREFIX)
+
+
+@dataclass(frozen=True)
+class Step:
+    """What a step did: turns read and turns masked; `more` while turns are left to read."""
+
+    scanned: int = 0
+    masked: int = 0
+    more: bool = False
+
+
+def _state(conn: Connection) -> tuple[int, int] | None:
+    """The rules version the stored turns follow (0: none kept) and the last row id re-scanned
+    under the current rules; None when the table is missing (a file opened read-only before
+    migration 0017, which nothing here could write)."""
+    keys = (VERSION_KEY, _through_key())
+    found = select(RetentionSetting.project, RetentionSetting.keep_days).where(
+        RetentionSetting.project.in_(keys)
+    )
+    try:
+        values = {key: int(value) for key, value in conn.execute(found)}
+    except DBAPIError:
+        conn.rollback()
+        return None
+    return values.get(VERSION_KEY, 0), values.get(_through_key(), 0)
+
+
+def due(conn: Connection) -> bool:
+    """Turns stored under older rules than this process's are left to re-scan."""
+    state = _state(conn)
+    return state is not None and state[0] < RULES_VERSION
+
+
+def left(conn: Connection) -> int:
+    """How many turns are left to re-scan under the current rules."""
+    state = _state(conn)
+    if state is None or state[0] >= RULES_VERSION:
+        return 0
+    counted = select(func.count()).select_from(Turn).where(Turn.id > state[1])
+    return int(conn.execute(counted).scalar_one())
+
+
+def _masked(row: Row[Any]) -> dict[str, str] | None:
+    """The row's text fields the current rules mask differently; None when none."""
+    changed: dict[str, str] = {}
+    for name, limit in _TEXTS.items():
+        stored = getattr(row, name)
+        clean = redact(stored)[:limit]
+        if clean != stored:
+            changed[name] = clean
+    for name in _NAMES:
+        stored = getattr(row, name)
+        names = json.loads(stored) if stored else []
+        clean_names = [redact(str(item))[:MAX_PATH_CHARS] for item in names]
+        if clean_names != names:
+            kept = [item for item in dict.fromkeys(clean_names) if item]
+            changed[name] = json.dumps(kept, ensure_ascii=False) if kept else "[]"
+    return changed or None
+
+
+class Rescan:
+    """The re-scan of one store: `owe_scrub(conn)` owes, in the caller's transaction, the scrub
+    a forget of a few turns owes on that backend; `insert` is the dialect's."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        writer: Engine,
+        insert: Callable[[Any], Any],
+        owe_scrub: Callable[[Connection], None],
+    ) -> None:
+        self._engine = engine
+        self._writer = writer
+        self._insert = insert
+        self._owe_scrub = owe_scrub
+        self._batch = FIRST_BATCH
+        self._settled = False  # seen at this process's version or newer: never due again here
+
+    def due(self) -> bool:
+        """Turns are left to re-scan. A store that holds no turn yet follows the current rules:
+        it says so at once (a file made now, then filled by an import, is never re-scanned)."""
+        if self._settled:
+            return False
+        with self._engine.connect() as conn:
+            found = due(conn)
+            empty = found and conn.execute(select(Turn.id).limit(1)).first() is None
+        if empty:
+            try:
+                with self._writer.begin() as conn:
+                    self._finish(conn)
+            except DBAPIError:
+                return True  # another writer holds the lock: a step says so later
+            found = False
+        self._settled = not found
+        return found
+
+    def left(self) -> int:
+        with self._engine.connect() as conn:
+            return left(conn)
+
+    def step(self, writes: AbstractContextManager[object]) -> Step:
+        """Re-scan the next batch of turns (`writes`: this process's writers' lock, held with
+        the database's while the masked turns are written)."""
+        with self._engine.connect() as conn:
+            state = _state(conn)
+            if state is None or state[0] >= RULES_VERSION:
+                self._settled = True
+                return Step()
+            found = conn.execute(
+                select(*_COLUMNS).where(Turn.id > state[1]).order_by(Turn.id).limit(self._batch)
+            ).all()
+        began = time.monotonic()
+        changes = [(row, values) for row in found if (values := _masked(row)) is not None]
+        self._adapt(time.monotonic() - began)
+        with writes, self._writer.begin() as conn:
+            if not found:
+                self._finish(conn)
+                self._settled = True
+                return Step()
+            reached, masked = self._write(conn, found[-1].id, changes)
+            self._keep(conn, _through_key(), reached)
+        return Step(scanned=sum(1 for row in found if row.id <= reached), masked=masked, more=True)
+
+    def _write(
+        self, conn: Connection, last: int, changes: Sequence[tuple[Row[Any], dict[str, str]]]
+    ) -> tuple[int, int]:
+        """Write the masked turns for at most WRITE_SECONDS; the row id reached, and how many
+        were masked (a turn rewritten since it was read is left as its record made it)."""
+        began, masked = time.monotonic(), 0
+        for done, (row, values) in enumerate(changes):
+            if done and time.monotonic() - began > WRITE_SECONDS:
+                last = row.id - 1
+                break
+            unchanged = [column == getattr(row, column.key) for column in _COLUMNS[1:]]
+            statement = update(Turn).where(Turn.id == row.id, *unchanged).values(**values)
+            masked += conn.execute(statement).rowcount
+        if masked:
+            self._owe_scrub(conn)
+        return last, masked
+
+    def _finish(self, conn: Connection) -> None:
+        """Every turn follows the current rules: say so, and drop every re-scan's progress."""
+        progress = RetentionSetting.project.like(f"{_THROUGH_PREFIX}%")
+        conn.execute(delete(RetentionSetting).where(progress))
+        self._keep(conn, VERSION_KEY, RULES_VERSION)
+
+    def _keep(self, conn: Connection, key: str, value: int) -> None:
+        statement = self._insert(RetentionSetting)
+        conn.execute(
+            statement.on_conflict_do_update(
+                index_elements=[RetentionSetting.project],
+                set_={
+                    "keep_days": statement.excluded.keep_days,
+                    "set_at": statement.excluded.set_at,
+                },
+            ),
+            {"project": key, "keep_days": value, "set_at": datetime.now(UTC)},
+        )
+
+    def _adapt(self, elapsed: float) -> None:
+        scale = min(2.0, max(0.25, SCAN_SECONDS / max(elapsed, 1e-4)))
+        self._batch = min(MOST_BATCH, max(LEAST_BATCH, int(self._batch * scale)))
