@@ -8,9 +8,10 @@ holds the last row id it reached, so that any process carries it on where anothe
 project's key is always an absolute path (history.projects), so neither key can be one.
 
 A step reads a batch of turns without a lock and masks them; only the turns whose text changed
-are written, under the write lock, for at most WRITE_SECONDS, each only if it still holds what
-was read (a turn recorded again meanwhile was masked by its own record). The step that masks
-owes the scrub a forget of as many turns would (history/store/owed.py): the backend's scrub
+are written, under the write lock for at most WRITE_SECONDS and the commit (what is left waits
+for the next step, unread again), each only if it still holds what was read (a turn recorded
+again meanwhile was masked by its own record). The step that masks owes the scrub a forget of
+as many turns would (history/store/owed.py), in the backend's terms (its `masking`): the scrub
 then takes the old text out of the full-text index, the freed pages and the log.
 
 Ids, session ids and projects are not re-scanned: they key the turns and their conversations.
@@ -18,9 +19,10 @@ Ids, session ids and projects are not re-scanned: they key the turns and their c
 
 from __future__ import annotations
 
+import bisect
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -38,7 +40,7 @@ VERSION_KEY = "(secret rules version)"
 _THROUGH_PREFIX = "(secret rules re-scanned through"
 # A step masks turns read for about SCAN_SECONDS (no lock held), then holds the write lock for
 # at most WRITE_SECONDS (the turns it could not write in that time are read again next step).
-SCAN_SECONDS, WRITE_SECONDS = 0.05, 0.03
+SCAN_SECONDS, WRITE_SECONDS = 0.05, 0.02
 FIRST_BATCH, LEAST_BATCH, MOST_BATCH = 100, 10, 5_000
 
 _NAMES = tuple(sorted(turn_fields_of_type(tuple[str, ...])))
@@ -115,22 +117,37 @@ def _masked(row: Row[Any]) -> dict[str, str] | None:
     return changed or None
 
 
+Change = tuple[Row[Any], dict[str, str]]
+
+
+@dataclass(frozen=True)
+class _Read:
+    """Turns read and masked past row id `after` (`ids`, in order) whose masked text is not all
+    written yet: the next step writes the rest without reading and masking them again."""
+
+    after: int
+    ids: list[int]
+    changes: list[Change]
+
+
 class Rescan:
-    """The re-scan of one store: `owe_scrub(conn)` owes, in the caller's transaction, the scrub
-    a forget of a few turns owes on that backend; `insert` is the dialect's."""
+    """The re-scan of one store. `masking(conn, count)` is the backend's part around writing
+    `count` masked turns, in the caller's transaction: it owes the scrub a forget of as many
+    turns owes there, and may make the writes cheaper meanwhile. `insert` is the dialect's."""
 
     def __init__(
         self,
         engine: Engine,
         writer: Engine,
         insert: Callable[[Any], Any],
-        owe_scrub: Callable[[Connection], None],
+        masking: Callable[[Connection, int], AbstractContextManager[None]],
     ) -> None:
         self._engine = engine
         self._writer = writer
         self._insert = insert
-        self._owe_scrub = owe_scrub
+        self._masking = masking
         self._batch = FIRST_BATCH
+        self._read: _Read | None = None
         self._settled = False  # seen at this process's version or newer: never due again here
 
     def due(self) -> bool:
@@ -163,37 +180,50 @@ class Rescan:
             if state is None or state[0] >= RULES_VERSION:
                 self._settled = True
                 return Step()
-            found = conn.execute(
-                select(*_COLUMNS).where(Turn.id > state[1]).order_by(Turn.id).limit(self._batch)
-            ).all()
-        began = time.monotonic()
-        changes = [(row, values) for row in found if (values := _masked(row)) is not None]
-        self._adapt(time.monotonic() - began)
+            read = self._read if self._read and self._read.after == state[1] else None
+            if read is None:
+                read = self._read_next(conn, state[1])
         with writes, self._writer.begin() as conn:
-            if not found:
+            if not read.ids:
                 self._finish(conn)
                 self._settled = True
                 return Step()
-            reached, masked = self._write(conn, found[-1].id, changes)
+            reached, masked, rest = self._write(conn, read.ids[-1], read.changes)
             self._keep(conn, _through_key(), reached)
-        return Step(scanned=sum(1 for row in found if row.id <= reached), masked=masked, more=True)
+        left_ids = read.ids[bisect.bisect_right(read.ids, reached) :]
+        self._read = _Read(reached, left_ids, rest) if rest else None
+        scanned = len(read.ids) - len(left_ids)
+        return Step(scanned=scanned, masked=masked, more=True)
+
+    def _read_next(self, conn: Connection, after: int) -> _Read:
+        found = conn.execute(
+            select(*_COLUMNS).where(Turn.id > after).order_by(Turn.id).limit(self._batch)
+        ).all()
+        began = time.monotonic()
+        changes = [(row, values) for row in found if (values := _masked(row)) is not None]
+        self._adapt(time.monotonic() - began)
+        return _Read(after, [row.id for row in found], changes)
 
     def _write(
-        self, conn: Connection, last: int, changes: Sequence[tuple[Row[Any], dict[str, str]]]
-    ) -> tuple[int, int]:
-        """Write the masked turns for at most WRITE_SECONDS; the row id reached, and how many
-        were masked (a turn rewritten since it was read is left as its record made it)."""
-        began, masked = time.monotonic(), 0
-        for done, (row, values) in enumerate(changes):
-            if done and time.monotonic() - began > WRITE_SECONDS:
-                last = row.id - 1
-                break
-            unchanged = [column == getattr(row, column.key) for column in _COLUMNS[1:]]
-            statement = update(Turn).where(Turn.id == row.id, *unchanged).values(**values)
-            masked += conn.execute(statement).rowcount
-        if masked:
-            self._owe_scrub(conn)
-        return last, masked
+        self, conn: Connection, last: int, changes: list[Change]
+    ) -> tuple[int, int, list[Change]]:
+        """Write the masked turns for at most WRITE_SECONDS: the row id reached, how many were
+        masked (a turn rewritten since it was read is left as its record made it), and the
+        changes left for the next step."""
+        if not changes:
+            return last, 0, []
+        began, masked, longest = time.monotonic(), 0, 0.0
+        with self._masking(conn, len(changes)):
+            for done, (row, values) in enumerate(changes):
+                # The next write may take as long as the longest so far, and the commit as long.
+                if done and time.monotonic() - began + 2 * longest > WRITE_SECONDS:
+                    return row.id - 1, masked, changes[done:]
+                unchanged = [column == getattr(row, column.key) for column in _COLUMNS[1:]]
+                statement = update(Turn).where(Turn.id == row.id, *unchanged).values(**values)
+                wrote = time.monotonic()
+                masked += conn.execute(statement).rowcount
+                longest = max(longest, time.monotonic() - wrote)
+        return last, masked, []
 
     def _finish(self, conn: Connection) -> None:
         """Every turn follows the current rules: say so, and drop every re-scan's progress."""

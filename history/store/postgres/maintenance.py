@@ -4,10 +4,11 @@ doctor (doctor.py). A server's database leaves no damaged copies in the home."""
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
 
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine
 from sqlalchemy.dialects.postgresql import insert
 
 from history.i18n import Messages
@@ -26,8 +27,7 @@ class PostgresMaintenance(Maintenance):
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self._scrub = Scrub(engine)
-        # A turn masked anew leaves its old row dead: the rewrite a forget owes.
-        self._rescan = Rescan(engine, engine, insert, self._scrub.owed)
+        self._rescan = Rescan(engine, engine, insert, self._masking)
 
     def about(self) -> About:
         where = self.engine.url.render_as_string(hide_password=True)
@@ -53,6 +53,12 @@ class PostgresMaintenance(Maintenance):
                 return "more"
         upkeep.analyze_if_stale(self.engine)
         return "done"
+
+    @contextmanager
+    def _masking(self, conn: Connection, turns: int) -> Iterator[None]:
+        """A turn masked anew leaves its old row dead: the rewrite a forget owes."""
+        yield
+        self._scrub.owed(conn)
 
     def rescan_due(self) -> bool:
         return self._rescan.due()

@@ -4,12 +4,12 @@ damaged copies a file leaves in the home (damaged.py, recovery.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
 from pathlib import Path
 
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine
 from sqlalchemy.dialects.sqlite import insert
 from sqlalchemy.exc import DatabaseError
 
@@ -33,6 +33,10 @@ from history.store.sqlite.forgetting.forget import Forgetting
 from history.store.sqlite.forgetting.spool import spool_file
 from history.upkeep import CALLER_STEP_PAGES
 
+# A step of a re-scan that masks more turns than this leaves their old words to the index's
+# rewrite (rescan.py).
+FEW_MASKED_AT_ONCE = 10
+
 
 class SqliteMaintenance(Maintenance):
     def __init__(self, engine: Engine, full_text: bool, forgetting: Forgetting) -> None:
@@ -42,10 +46,7 @@ class SqliteMaintenance(Maintenance):
         self._writer = writer(engine)
         self._best_turns = best_turns.Keeper()
         self._path = sqlite_path(engine.url.render_as_string(hide_password=False))
-        # A turn masked anew owes the scrub a forget of a few turns owes.
-        self._rescan = Rescan(
-            engine, self._writer, insert, lambda conn: forgetting.owe_scrub(conn, at_once=True)
-        )
+        self._rescan = Rescan(engine, self._writer, insert, self._masking)
 
     def about(self) -> About:
         where = str(self._path) if self._path else self.engine.url.render_as_string()
@@ -91,6 +92,20 @@ class SqliteMaintenance(Maintenance):
             if not conn.connection.info.get(rank_extension.FUNCTION):
                 return False
             return self._best_turns.step(conn)
+
+    @contextmanager
+    def _masking(self, conn: Connection, turns: int) -> Iterator[None]:
+        """Turns masked anew owe what a forget of as many owes. A few at a time have FTS5's
+        secure-delete take their old words out of the index as they are written (a few ms a
+        turn); more are written with it off, and the scrub rewrites the index, as a large
+        forget's does."""
+        at_once = turns <= FEW_MASKED_AT_ONCE or not self._forgetting.secure_delete
+        if not at_once:
+            conn.exec_driver_sql(fts.secure_delete_statement(on=False))
+        yield
+        if not at_once:
+            conn.exec_driver_sql(fts.secure_delete_statement(on=True))
+        self._forgetting.owe_scrub(conn, at_once=at_once)
 
     def rescan_due(self) -> bool:
         return self._rescan.due()
