@@ -109,3 +109,27 @@ def test_retention_settings_do_not_show_the_rules_version(tmp_path: Path) -> Non
     index.set_retention(30, PROJECT)
     assert index.retention().keep_days == {PROJECT: 30}
     index.close()
+
+
+def test_many_masked_turns_leave_their_words_to_the_index_rewrite(tmp_path: Path) -> None:
+    # More turns masked in a step than FTS5's secure-delete takes at once: the index is
+    # rewritten by the scrub, as after a large forget.
+    with older_version():
+        index = HistoryIndex.open(tmp_path / "history.db")
+        for n in range(40):
+            index.record(
+                turn_id=f"leak-{n}",
+                session_id="s-leaks",
+                project=PROJECT,
+                asked=f"Mot de passe : {SECRET}{n:03d}x",
+                answered="noted",
+            )
+        assert index.tidy()
+        index.close()
+    assert f"{SECRET}039x".encode() in file_bytes(tmp_path)
+    index = HistoryIndex.open(tmp_path / "history.db")
+    assert index.rescan().masked == 40
+    assert not index.purge_pending
+    assert not index.search(f"{SECRET}007x")
+    assert SECRET.encode() not in file_bytes(tmp_path)  # before any later merge of the index
+    index.close()
