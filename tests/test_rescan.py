@@ -133,3 +133,23 @@ def test_many_masked_turns_leave_their_words_to_the_index_rewrite(tmp_path: Path
     assert not index.search(f"{SECRET}007x")
     assert SECRET.encode() not in file_bytes(tmp_path)  # before any later merge of the index
     index.close()
+
+
+def test_what_is_read_before_the_rescan_reaches_it_is_shown_masked(tmp_path: Path) -> None:
+    record_old(str(tmp_path / "history.db"))
+    index = HistoryIndex.open(tmp_path / "history.db")
+    assert index.stats().rescan_left == TURNS  # nothing re-scanned yet
+    shown = [
+        *index.search(SECRET),
+        *index.search(f"{TOKEN} deploy"),
+        *index.conversation("s-secret"),
+    ]
+    assert {turn.turn_id for turn in shown} >= {"missed-0", "missed-1"}
+    turn = index.turn("missed-1")
+    assert turn is not None
+    shown.append(turn)
+    first = [one.first_asked for one in index.conversations(PROJECT)]
+    text = repr(shown) + repr(first)
+    assert SECRET not in text and TOKEN not in text
+    assert "[redacted:" in text
+    index.close()

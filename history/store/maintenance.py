@@ -56,6 +56,11 @@ class Maintenance(abc.ABC):
         """Stored turns are left to re-scan under this process's secret rules (rescan.py)."""
         return False
 
+    def rescan_pending(self) -> bool:
+        """Some stored turns may still hold what the current rules mask (no write: any
+        process, one that may only read too, asks it before showing turns)."""
+        return False
+
     def rescan_step(self, writes: AbstractContextManager[object]) -> Step:
         """Re-scan the next batch of those turns, holding `writes` while it writes them."""
         return Step()

@@ -168,6 +168,16 @@ class Rescan:
         self._settled = not found
         return found
 
+    def pending(self) -> bool:
+        """Some stored turns may still hold what the current rules mask (a read: a process
+        that may only read asks it too)."""
+        if self._settled:
+            return False
+        with self._engine.connect() as conn:
+            found = due(conn)
+        self._settled = not found
+        return found
+
     def left(self) -> int:
         with self._engine.connect() as conn:
             return left(conn)

@@ -110,6 +110,9 @@ class SqliteMaintenance(Maintenance):
     def rescan_due(self) -> bool:
         return self._rescan.due()
 
+    def rescan_pending(self) -> bool:
+        return self._rescan.pending()
+
     def rescan_step(self, writes: AbstractContextManager[object]) -> Step:
         return self._rescan.step(writes)
 
