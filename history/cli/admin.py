@@ -5,9 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 
@@ -19,8 +17,6 @@ from history.index import HistoryIndex
 
 # `recall stats` and `recall doctor` exit 1 for a damaged file, as for any problem found.
 DAMAGED = NOTHING
-# A re-scan off a terminal says how far it is at most this often.
-PROGRESS_SECONDS = 1.0
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
@@ -89,7 +85,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
         (_("retention"), "; ".join(kept) if kept else _("none: turns are kept until forgotten"))
     )
     if stats.rescan_left:
-        rows.append((_("secret rules"), _rescan_left(stats.rescan_left)))
+        from history.cli.rescan import left_to_rescan
+
+        rows.append((_("secret rules"), left_to_rescan(stats.rescan_left)))
     damaged = [(_("damaged"), said) for said in [_copies_said(about.damaged_copies)] if said]
     lines = _table([*rows, *damaged]).splitlines()
     print("\n".join(lines[: len(rows)]))
@@ -100,17 +98,6 @@ def cmd_stats(args: argparse.Namespace) -> int:
         print(f"recall stats: {stats.damage}", file=sys.stderr)
         return DAMAGED
     return OK
-
-
-def _rescan_left(turns: int) -> str:
-    return ngettext(
-        "{count} turn stored under older secret rules, left to re-scan (the upkeep does it; "
-        "recall doctor --rescan does it now)",
-        "{count} turns stored under older secret rules, left to re-scan (the upkeep does it; "
-        "recall doctor --rescan does it now)",
-        turns,
-        count=number(turns),
-    )
 
 
 def _table(rows: list[tuple[str, str]]) -> str:
@@ -166,7 +153,9 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     if args.recover:
         return _recover(index)
     if args.rescan:
-        return _rescan(index)
+        from history.cli.rescan import rescan
+
+        return rescan(index)
     if not index.writable and not args.check_only:
         print(_("Only checking, not repairing: {reason}.", reason=_(READ_ONLY)))
         args.check_only = True
@@ -204,57 +193,6 @@ def _owed_forget(index: HistoryIndex) -> str:
             "file. It is finished once that process lets go (recall serve does it by itself)."
         )
     return _("Finished what a forget had left owed: forgotten turns are scrubbed from the file.")
-
-
-def _rescan(index: HistoryIndex) -> int:
-    """Re-scan now the turns stored under older secret rules, with their progress on stderr."""
-    if not index.writable:
-        refused = _("recall doctor: nothing re-scanned: {reason}", reason=_(READ_ONLY))
-        print(refused, file=sys.stderr)
-        return FAILED
-    with _rescan_progress() as progress:
-        done = index.rescan(progress)
-    print(
-        ngettext(
-            "Re-scanned {count} turn under the current secret rules: {masked} masked.",
-            "Re-scanned {count} turns under the current secret rules: {masked} masked.",
-            done.scanned,
-            count=number(done.scanned),
-            masked=number(done.masked),
-        )
-    )
-    if not done.scrubbed:
-        print(
-            _(
-                "Their old text is still owed its scrub: another process holds an older "
-                "snapshot of the database. It is finished once that process lets go."
-            )
-        )
-    return OK
-
-
-@contextmanager
-def _rescan_progress() -> Iterator[Callable[[int, int], None]]:
-    """A transient bar on a terminal; elsewhere a line on stderr at most every second, and the
-    last one."""
-    if sys.stderr.isatty():
-        from rich.console import Console
-        from rich.progress import Progress
-
-        with Progress(console=Console(stderr=True), transient=True) as bar:
-            task = bar.add_task(_("re-scan"), total=None)
-            yield lambda done, total: bar.update(task, completed=done, total=total)
-        return
-    said = [0.0]
-
-    def line(done: int, total: int) -> None:
-        if done < total and time.monotonic() - said[0] < PROGRESS_SECONDS:
-            return
-        said[0] = time.monotonic()
-        shown = _("re-scanned {done} of {total} turns", done=number(done), total=number(total))
-        print(shown, file=sys.stderr, flush=True)
-
-    yield line
 
 
 def _delete_damaged(index: HistoryIndex) -> int:
