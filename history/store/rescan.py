@@ -205,6 +205,15 @@ class Rescan:
         scanned = len(read.ids) - len(left_ids)
         return Step(scanned=scanned, masked=masked, more=True)
 
+    def paced_step(self, writes: AbstractContextManager[object]) -> Step:
+        """A step as the upkeep takes it: then as long idle, so that a process serving searches
+        (and holding Python's one lock while it masks) spends at most half its time on it."""
+        began = time.monotonic()
+        done = self.step(writes)
+        if done.more:
+            time.sleep(time.monotonic() - began)
+        return done
+
     def _read_next(self, conn: Connection, after: int) -> _Read:
         found = conn.execute(
             select(*_COLUMNS).where(Turn.id > after).order_by(Turn.id).limit(self._batch)

@@ -46,7 +46,7 @@ class PostgresMaintenance(Maintenance):
         if self._scrub.pending() and not self._scrub.run():
             return "blocked"
         if self._rescan.due():
-            self._rescan.step(writes)
+            self._rescan.paced_step(writes)
             return "more"  # the scrub a masked turn owes comes next
         with writes:
             if upkeep.merge_pending(self.engine):

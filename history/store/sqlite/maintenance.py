@@ -69,7 +69,7 @@ class SqliteMaintenance(Maintenance):
             if state != "done":
                 return state
         if self._rescan.due():
-            self._rescan.step(writes)
+            self._rescan.paced_step(writes)
             return "more"  # the scrub a masked turn owes comes next
         with writes:
             if self._merge(pages):
