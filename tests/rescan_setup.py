@@ -72,6 +72,8 @@ def record_under_older_rules(target: str) -> None:
                 answered=f"noted, {missed}",
                 # A name list too: the remote, as a tool that cloned it recorded it.
                 files=[f"https://{TOKEN}@github.com/acme/api.git"] if TOKEN in missed else [],
+                # ... and edited (the conversation's list of edited files keeps it too).
+                edited=[f"https://{TOKEN}@github.com/acme/api.git"] if TOKEN in missed else [],
             )
         assert index.tidy()
         index.close()
