@@ -35,11 +35,12 @@ from history.domain import turn_fields_of_type
 from history.prepare import MAX_PATH_CHARS, MAX_TEXT_CHARS, MAX_WORK_CHARS
 from history.redaction import RULES_VERSION, redact
 from history.store.models import RetentionSetting, Turn
+from history.store.rows import names_json
 
 VERSION_KEY = "(secret rules version)"
 _THROUGH_PREFIX = "(secret rules re-scanned through"
 # A step masks turns read for about SCAN_SECONDS (no lock held), then holds the write lock for
-# at most WRITE_SECONDS (the turns it could not write in that time are read again next step).
+# about WRITE_SECONDS and the commit (what it could not write in that time, the next step does).
 SCAN_SECONDS, WRITE_SECONDS = 0.05, 0.02
 FIRST_BATCH, LEAST_BATCH, MOST_BATCH = 100, 10, 5_000
 
@@ -113,7 +114,7 @@ def _masked(row: Row[Any]) -> dict[str, str] | None:
         clean_names = [redact(str(item))[:MAX_PATH_CHARS] for item in names]
         if clean_names != names:
             kept = [item for item in dict.fromkeys(clean_names) if item]
-            changed[name] = json.dumps(kept, ensure_ascii=False) if kept else "[]"
+            changed[name] = names_json(tuple(kept))
     return changed or None
 
 
