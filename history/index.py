@@ -6,7 +6,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -26,8 +26,17 @@ from history.domain import (
 from history.home import DATABASE_NAME, configured_url, ensure_private_dir, resolve_home
 from history.i18n import Messages
 from history.limits import MAX_DAYS
+from history.masking import masked_summary, masked_turn
 from history.query import terms
-from history.reports import About, DeletedCopies, DoctorReport, Recovered, Recovery, Stats
+from history.reports import (
+    About,
+    DeletedCopies,
+    DoctorReport,
+    Recovered,
+    Recovery,
+    Rescanned,
+    Stats,
+)
 from history.retention import RetentionPolicy
 from history.store import backends
 from history.store.maintenance import ENGLISH, Maintenance, Unattended
@@ -121,7 +130,7 @@ class HistoryIndex:
         """A forget cut short (a crash, a reader's snapshot) is finished by whichever process
         opens the index next, a reader too, once it has a moment idle; one that may only read
         the file says it cannot."""
-        if not self._owes():
+        if not (self._owes() or (self.writable and self._rescan_due())):
             return
         if self.writable:
             self._upkeep.retry_later()
@@ -287,6 +296,12 @@ class HistoryIndex:
         True when the search had to be cut short (every word very common): the best of the
         newest matching turns, which may differ from the best of all.
         """
+        found = self._search(query, project, days, k)
+        if not found or not self._rescan_pending():
+            return found
+        return SearchResults([masked_turn(hit) for hit in found], found.approximate)
+
+    def _search(self, query: str, project: str | None, days: int | None, k: int) -> SearchResults:
         if k < 1:
             raise ValueError("k must be at least 1")
         since = _since(days)
@@ -365,9 +380,9 @@ class HistoryIndex:
             if len(ids) > 1:
                 raise AmbiguousTurnId(start, ids[:CANDIDATES_SHOWN], len(ids))
             found = self._repository.turn(ids[0]) if ids else None
-        if found is None or not self._past_retention([found]):
-            return found
-        return None
+        if found is None or self._past_retention([found]):
+            return None
+        return masked_turn(found) if self._rescan_pending() else found
 
     def turn_ids_by_prefix(self, prefix: str, limit: int = CANDIDATES_SHOWN) -> list[str]:
         """Up to `limit` ids, in order, of the turns whose id (as search shows it) starts with
@@ -391,7 +406,8 @@ class HistoryIndex:
             if (stored, stored_around) != (session_id, around):
                 turns = self._repository.conversation(stored, stored_around, radius)
         past = self._past_retention(turns)
-        return [turn for turn in turns if turn.turn_id not in past]
+        kept = [turn for turn in turns if turn.turn_id not in past]
+        return [masked_turn(turn) for turn in kept] if self._rescan_pending() else kept
 
     def _past_retention(self, turns: Sequence[Turn]) -> set[str]:
         """The ids of those turns past their project's retention."""
@@ -451,7 +467,43 @@ class HistoryIndex:
         return due
 
     def _owes_upkeep(self) -> bool:
-        return self._owes() or self._retention_due()
+        return self._owes() or self._retention_due() or self._rescan_due()
+
+    def _rescan_due(self) -> bool:
+        """Turns stored under older secret rules are left to re-scan (any process's upkeep
+        does it, in steps: history/store/rescan.py)."""
+        try:
+            return self.writable and self._maintenance.rescan_due()
+        except Exception as exc:
+            log.warning("checking for turns to re-scan failed: %s", type(exc).__name__)
+            return False
+
+    def _rescan_pending(self) -> bool:
+        """Stored turns may still hold what the current secret rules mask: what is read is
+        masked on the way out until the re-scan is done (history/masking.py)."""
+        try:
+            return self._maintenance.rescan_pending()
+        except Exception as exc:
+            log.warning("checking for turns to re-scan failed: %s", type(exc).__name__)
+            return True
+
+    def rescan(self, progress: Callable[[int, int], None] | None = None) -> Rescanned:
+        """Re-scan now every turn stored under older secret rules than this version's, mask
+        what the current rules catch, and scrub the old text out of the storage as a forget
+        does. `progress(scanned, total)` after each step. Raises ReadOnlyHistory."""
+        self._refuse_if_read_only()
+        total = self._maintenance.rescan_left()
+        scanned = masked = 0
+        while True:
+            step = self._maintenance.rescan_step(self._write_lock)
+            scanned, masked = scanned + step.scanned, masked + step.masked
+            if progress is not None:
+                progress(scanned, max(total, scanned))
+            if not step.more:
+                break
+        self._purge(masked)
+        self._upkeep.wrote()
+        return Rescanned(scanned, masked, scrubbed=not self._owes())
 
     def conversations(
         self,
@@ -468,7 +520,8 @@ class HistoryIndex:
         since = _since(days)
         key = paging.decode(before) if before is not None else None
         scope = self._ids.project(project) if project is not None else None
-        return self._repository.conversations(scope, since, limit, key)
+        found = self._repository.conversations(scope, since, limit, key)
+        return [masked_summary(one) for one in found] if self._rescan_pending() else found
 
     def projects(self) -> list[ProjectSummary]:
         """Every project with turns recorded, the one with the latest turn first."""
@@ -482,7 +535,10 @@ class HistoryIndex:
 
     def turns_by_row(self, ids: Sequence[int]) -> dict[int, Turn]:
         """The whole turns of the rows `file_candidates` gave (a forgotten one is not there)."""
-        return self._repository.turns_by_row(ids)
+        found = self._repository.turns_by_row(ids)
+        if not self._rescan_pending():
+            return found
+        return {row: masked_turn(turn) for row, turn in found.items()}
 
     def _upkeep_step(self, pages: int) -> bool:
         """A step of the store's upkeep (a forget's owed work first, any process's: see

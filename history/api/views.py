@@ -73,8 +73,16 @@ class ProjectOut(BaseModel):
     last_asked_at: datetime
 
 
+class RetentionOut(BaseModel):
+    project: str | None = Field(description="null: every project without a setting of its own")
+    days: int = Field(description="turns older than this are forgotten by the upkeep")
+
+
 class ProjectsOut(BaseModel):
     projects: list[ProjectOut] = Field(description="the one with the latest turn first")
+    retention: list[RetentionOut] = Field(
+        default_factory=list, description="the retention settings (none: kept until forgotten)"
+    )
 
 
 def _summary_out(summary: ConversationSummary) -> ConversationSummaryOut:
@@ -172,6 +180,10 @@ def router(index: HistoryIndex, route_class: type[APIRoute] = APIRoute) -> APIRo
 
     @views.get("/api/code/projects", response_model=ProjectsOut, summary="Every project")
     def list_projects() -> ProjectsOut:
-        return ProjectsOut(projects=[_project_out(summary) for summary in index.projects()])
+        kept = index.retention().keep_days
+        return ProjectsOut(
+            projects=[_project_out(summary) for summary in index.projects()],
+            retention=[RetentionOut(project=project, days=days) for project, days in kept.items()],
+        )
 
     return views

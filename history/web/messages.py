@@ -38,6 +38,9 @@ MESSAGES: dict[str, str] = {
     "turn_count": N_("Turns: {count}"),
     "tainted": N_("This turn read untrusted content: weigh its answer accordingly."),
     "tainted_turns": N_("Turns that read untrusted content: {count}"),
+    "kept_days": N_(
+        "Turns here are kept {days} days: older ones are forgotten for good (recall retain)."
+    ),
     "show_older": N_("Show older conversations"),
     "no_conversations": N_("No conversation is recorded here (none was, or all were forgotten)."),
     "no_words": N_(

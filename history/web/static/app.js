@@ -17,6 +17,7 @@ const dateFormat = new Intl.DateTimeFormat(lang, { dateStyle: "medium", timeStyl
 const relativeFormat = new Intl.RelativeTimeFormat(lang, { numeric: "auto" });
 
 let projects = [];
+let retention = []; // the retention settings, as /api/code/projects gives them
 let generation = 0;
 let debounce = 0;
 let opened = ""; // the card last opened: focused again when its list comes back
@@ -306,6 +307,7 @@ function showNothing(text, action = null) {
 async function loadProjects() {
   const { body } = await api("/api/code/projects");
   projects = (body && body.projects) || [];
+  retention = (body && body.retention) || [];
   const select = $("project");
   const chosen = readUrl().project;
   const choices = [["", t("every_project")], ...projects.map((item) => [item.project, item.project])];
@@ -318,6 +320,16 @@ async function loadProjects() {
     }),
   );
   select.value = chosen;
+}
+
+// How long the turns of the project in view (or of every project) are kept: its own setting,
+// else the one for every project; nothing when they are kept until forgotten.
+function showRetention(project) {
+  const own = retention.find((setting) => setting.project === project);
+  const every = retention.find((setting) => setting.project === null);
+  const setting = (project && own) || every;
+  $("retention").textContent = setting ? t("kept_days", { days: setting.days }) : "";
+  $("retention").hidden = !setting;
 }
 
 function turnsIn(project) {
@@ -513,6 +525,7 @@ async function render() {
       await loadProjects();
     }
     $("project").value = state.project;
+    showRetention(state.project);
     if (state.open) return await showConversation(state, mine);
     $("conversation-view").hidden = true;
     $("list-view").hidden = false;
