@@ -211,3 +211,39 @@ class RetentionCutoff(Base):
 
     project: Mapped[str] = mapped_column(String, primary_key=True)
     asked_before: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
+# Members' keys and the audit trail (migration 0018): history/store/sql_access.py.
+
+
+class AccessKeyRow(Base):
+    """A member's key: a salted digest of its secret, never the secret (history/access.py)."""
+
+    __tablename__ = "access_keys"
+
+    key_id: Mapped[str] = mapped_column(String, primary_key=True)
+    name: Mapped[str] = mapped_column(String, unique=True)
+    salt: Mapped[str] = mapped_column(String)
+    digest: Mapped[str] = mapped_column(String)
+    rights: Mapped[str] = mapped_column(String)
+    # A JSON array of stored project keys; NULL: every project.
+    projects: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    revoked_at: Mapped[datetime | None] = mapped_column(UtcDateTime, nullable=True)
+
+
+class AuditEventRow(Base):
+    """What was forgotten, expired, added or revoked, by whom: never a turn's text."""
+
+    __tablename__ = "audit_events"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    at: Mapped[datetime] = mapped_column(UtcDateTime)
+    actor: Mapped[str] = mapped_column(String)
+    action: Mapped[str] = mapped_column(String)
+    session_id: Mapped[str | None] = mapped_column(String, nullable=True)
+    project: Mapped[str | None] = mapped_column(String, nullable=True)
+    turns: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    key_name: Mapped[str | None] = mapped_column(String, nullable=True)
+
+    __table_args__ = (Index("ix_audit_events_at", "at"),)
