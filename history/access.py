@@ -15,7 +15,7 @@ import hmac
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from enum import Enum
 
 KEY_PREFIX = "rk_"
@@ -161,3 +161,19 @@ def rights_text(rights: Iterable[Right]) -> str:
     """Rights in their one order: read, record, forget, admin."""
     held = set(rights)
     return ",".join(right.value for right in Right if right in held)
+
+
+AGE_UNITS = {"m": timedelta(minutes=1), "h": timedelta(hours=1), "d": timedelta(days=1)}
+MAX_AGE = timedelta(days=36_500)
+
+
+def parse_age(text: str) -> timedelta:
+    """`30m`, `12h`, `7d` as a length of time; raises ValueError for anything else."""
+    text = text.strip().lower()
+    count, unit = text[:-1], AGE_UNITS.get(text[-1:])
+    if unit is None or not count.isascii() or not count.isdigit() or len(count) > 6:
+        raise ValueError(text)
+    age = int(count) * unit
+    if not timedelta(0) < age <= MAX_AGE:
+        raise ValueError(text)
+    return age
