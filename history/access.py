@@ -167,7 +167,7 @@ AGE_UNITS = {"m": timedelta(minutes=1), "h": timedelta(hours=1), "d": timedelta(
 MAX_AGE = timedelta(days=36_500)
 
 
-def parse_age(text: str) -> timedelta:
+def parse_period(text: str) -> timedelta:
     """`30m`, `12h`, `7d` as a length of time; raises ValueError for anything else."""
     text = text.strip().lower()
     count, unit = text[:-1], AGE_UNITS.get(text[-1:])

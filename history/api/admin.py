@@ -14,7 +14,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
 from pydantic import BaseModel, Field
 
-from history.access import AuditEvent, parse_age
+from history.access import AuditEvent, parse_period
 from history.i18n import N_
 from history.index import HistoryIndex
 
@@ -61,7 +61,7 @@ def router(index: HistoryIndex, route_class: type[APIRoute] = APIRoute) -> APIRo
         start = None
         if since is not None:
             try:
-                start = datetime.now(UTC) - parse_age(since)
+                start = datetime.now(UTC) - parse_period(since)
             except ValueError:
                 error = {"type": "value_error", "loc": ("query", "since"), "msg": BAD_AGE}
                 raise RequestValidationError([error]) from None
