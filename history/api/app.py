@@ -146,7 +146,8 @@ def router(index: HistoryIndex, token: str | None = None) -> APIRouter:
         access = access_of(request)
         if access.projects is not None:
             held = {turn.project for turn in index.conversation(session_id, None, 0)}
-            if not held:  # none it may see: no tombstone left in another project's name
+            if not any(access.sees(project) for project in held):
+                # Not there for it; and no tombstone left in another project's name.
                 raise HTTPException(404, NOT_RECORDED)
             if not all(access.sees(project) for project in held):
                 raise HTTPException(403, refused_project(access, language_of(request.headers)))

@@ -53,6 +53,15 @@ def check_bind(host: str, port: int, token: str | None, open_without_token: bool
         )
 
 
+def guarded_by_keys(home: str | None, database_url: str | None) -> bool:
+    """Whether the database holds members' keys, so that every request needs one."""
+    index = history_for(home, database_url)
+    try:
+        return index.members.apply
+    finally:
+        index.close()
+
+
 def check_host_name(name: str) -> None:
     """Raise ValueError for an `--allow-host` value that no Host header's name can be."""
     address = split_host(name)
@@ -107,6 +116,9 @@ class _Announcing(uvicorn.Server):
 def what_is_served(index: HistoryIndex, guarded: bool) -> str:
     about = index.about()
     token = "every request but /healthz and the page needs the token" if guarded else "no token"
+    if index.members.apply:
+        token = "every request but /healthz and the page needs a member's key"
+        token += " or the token" if guarded else ""
     return f"{about.where}, {about.search}; {token}"
 
 
@@ -198,6 +210,8 @@ def serve(
         token = os.environ.get("RECALL_TOKEN") or None
     elif not token:
         raise ValueError("the token is empty; pass a secret or leave it unset")
+    if not token and not is_loopback(host) and not open_without_token:
+        open_without_token = guarded_by_keys(home, database_url)  # keys guard it instead
     check_bind(host, port, token, open_without_token)
     for name in allowed_hosts:
         check_host_name(name)
