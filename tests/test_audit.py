@@ -149,3 +149,23 @@ def test_keys_list_and_revoke_from_the_command_line(
     code, out, _err = recall(capsys, *where, "keys", "list", "--json")
     (listed,) = json.loads(out)
     assert listed["name"] == "bot" and listed["revoked_at"] and listed["projects"] == ["/w/shop"]
+
+
+def test_a_retention_setting_applied_by_the_upkeep_is_audited(index: HistoryIndex) -> None:
+    assert index.record(**turn("old", "s-old", "/w/zoo", days_ago=400))
+    assert index.record(**turn("new", "s-new", "/w/zoo"))
+    index.set_retention(365)
+    assert index.tidy()
+    (event,) = index.members.events()
+    assert (event.actor, event.action.value, event.turns) == ("retention settings", "retention", 1)
+    assert index.turn("new") is not None
+
+
+def test_the_service_may_listen_beyond_loopback_once_keys_guard_it(
+    index: HistoryIndex, database_url: str
+) -> None:
+    from history.api.server import guarded_by_keys
+
+    assert not guarded_by_keys(None, database_url)
+    index.members.add("ci", [Right.RECORD], None, LOCAL_ACTOR)
+    assert guarded_by_keys(None, database_url)
