@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, text
 
 from history import HistoryIndex
-from history.access import LOCAL_ACTOR, Right
+from history.access import LOCAL_ACTOR, Action, AuditEvent, Right
 from history.api import create_app
 from history.store.sqlite.engine import database_url as sqlite_url
 from tests.cli_runs import recall
@@ -106,6 +106,11 @@ def test_the_audit_endpoint_needs_the_admin_right(index: HistoryIndex) -> None:
     )
     assert [e["key_name"] for e in events if e["action"] == "key-added"] == ["reader", "auditor"]
     assert len(audit(admin, since="1h").json()["events"]) == 3
+    two_days_ago = datetime.now(UTC) - timedelta(days=2)
+    index.members.note(AuditEvent(two_days_ago, "old", Action.FORGET_SESSION, "s-0", turns=1))
+    assert len(audit(admin).json()["events"]) == 4
+    assert len(audit(admin, since="1h").json()["events"]) == 3
+    assert len(audit(admin, since="3d").json()["events"]) == 4
     assert audit(admin, since="forever").status_code == 422
     assert not any(word in json.dumps(events) for word in SECRET_WORDS)
 

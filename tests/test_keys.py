@@ -122,7 +122,10 @@ def test_each_right_opens_its_endpoints_and_no_other(
 def test_the_token_still_has_every_right_once_keys_exist(seeded: HistoryIndex) -> None:
     client = TestClient(create_app(seeded, token=TOKEN), base_url=LOOPBACK)
     assert client.get(HISTORY, params={"q": "login"}).status_code == 401  # the token's 401
-    add(seeded, "reader", "read")
+    reader = add(seeded, "reader", "read")
+    # A member's key is let in beside the token, and held to its rights.
+    assert client.get(HISTORY, params={"q": "login"}, headers=reader).status_code == 200
+    assert client.post(TURNS, json=turn("r1", "s9", SHOP), headers=reader).status_code == 403
     for method, path, params, body, _right in ENDPOINTS:
         answer = client.request(method, path, params=params, json=body, headers=bearer(TOKEN))
         assert answer.status_code in (200, 201), (method, path, answer.text)
