@@ -14,7 +14,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
 from pydantic import BaseModel, Field
 
-from history.access import AuditEvent, parse_period
+from history.access import PERIOD_PATTERN, AuditEvent, parse_period
 from history.i18n import N_
 from history.index import HistoryIndex
 
@@ -55,7 +55,8 @@ def router(index: HistoryIndex, route_class: type[APIRoute] = APIRoute) -> APIRo
     @admin.get("/api/admin/audit", response_model=AuditOut, summary="The audit trail")
     def audit(
         since: Annotated[
-            str | None, Query(max_length=12, description="only the last 30m, 12h, 7d…")
+            str | None,
+            Query(max_length=12, pattern=PERIOD_PATTERN, description="only the last 30m, 12h, 7d…"),
         ] = None,
     ) -> AuditOut:
         start = None
