@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from history import paging
+from history.access import LOCAL_ACTOR, RETENTION_ACTOR, Action, AuditEvent
 from history.domain import (
     READ_ONLY,
     ConversationSummary,
@@ -27,6 +28,7 @@ from history.home import DATABASE_NAME, configured_url, ensure_private_dir, reso
 from history.i18n import Messages
 from history.limits import MAX_DAYS
 from history.masking import masked_summary, masked_turn
+from history.members import Members
 from history.query import terms
 from history.reports import (
     About,
@@ -39,6 +41,7 @@ from history.reports import (
 )
 from history.retention import RetentionPolicy
 from history.store import backends
+from history.store.access import AccessRecords, NoAccessRecords
 from history.store.maintenance import ENGLISH, Maintenance, Unattended
 from history.store.repository import Candidate, TurnRepository
 from history.stored_forms import StoredForms
@@ -93,6 +96,7 @@ class HistoryIndex:
         ids: IdMask | None = None,
         writable: bool = True,
         id_key_file: Path | None = None,
+        access: AccessRecords | None = None,
     ) -> None:
         self._repository = repository
         self._maintenance = maintenance or Unattended(full_text)
@@ -105,6 +109,8 @@ class HistoryIndex:
         self.full_text = full_text
         # False for a file this process may only read: search works, writes are refused.
         self.writable = writable
+        # Members' keys and the audit trail (history/members.py).
+        self.members = Members(access or NoAccessRecords(), self._ids)
 
     @classmethod
     def open(
@@ -122,6 +128,7 @@ class HistoryIndex:
             opened.maintenance,
             writable=opened.writable,
             id_key_file=opened.id_key_file,
+            access=opened.access,
         )
         index._take_up_owed_work()
         return index
@@ -325,18 +332,24 @@ class HistoryIndex:
     def count(self, project: str | None = None) -> int:
         return self._repository.count(self._ids.project(project) if project is not None else None)
 
-    def forget_session(self, session_id: str) -> int:
+    def forget_session(self, session_id: str, by: str = LOCAL_ACTOR) -> int:
         """Forget a conversation: its turns leave search results and the database file's bytes,
-        and later imports leave it forgotten. Returns the number of turns removed."""
-        return self.forget_sessions([session_id])
+        and later imports leave it forgotten. Returns the number of turns removed. The audit
+        trail says `by` whom (a key's name)."""
+        return self.forget_sessions([session_id], by)
 
-    def forget_sessions(self, session_ids: Iterable[str]) -> int:
-        """`forget_session` for many. Raises ReadOnlyHistory on a file it may only read."""
+    def forget_sessions(self, session_ids: Iterable[str], by: str = LOCAL_ACTOR) -> int:
+        """`forget_session` for many (the audit's turn count is theirs together, on the first's
+        line). Raises ReadOnlyHistory on a file it may only read."""
         self._refuse_if_read_only()
         # No lock of this process's writers around it: a large forget deletes in batches, and
         # this process's records get through between them as other processes' do.
         stored = [self._ids.id(str(session_id)) for session_id in session_ids]
         removed = self._repository.delete_sessions(list(dict.fromkeys(stored)))
+        now = datetime.now(UTC)
+        for n, session_id in enumerate(dict.fromkeys(stored)):
+            turns = removed if n == 0 else None
+            self.members.note(AuditEvent(now, by, Action.FORGET_SESSION, session_id, turns=turns))
         self._purge(removed)
         self._upkeep.wrote()
         return removed
@@ -351,10 +364,13 @@ class HistoryIndex:
         scope = self._ids.project(project) if project is not None else None
         return self._repository.session_ids(scope)
 
-    def forget_project(self, project: str) -> int:
+    def forget_project(self, project: str, by: str = LOCAL_ACTOR) -> int:
         """Forget every conversation of `project`. Raises ReadOnlyHistory as forget_sessions."""
         self._refuse_if_read_only()
-        removed = self._repository.delete_project(self._ids.project(project))
+        stored = self._ids.project(project)
+        removed = self._repository.delete_project(stored)
+        when = datetime.now(UTC)
+        self.members.note(AuditEvent(when, by, Action.FORGET_PROJECT, None, stored, removed))
         self._purge(removed)
         self._upkeep.wrote()
         return removed
@@ -437,7 +453,7 @@ class HistoryIndex:
         self._refuse_if_read_only()
         return self._repository.unset_retention(self._retention_key(project))
 
-    def retain(self, days: int, project: str | None = None) -> int:
+    def retain(self, days: int, project: str | None = None, by: str = LOCAL_ACTOR) -> int:
         """Forget now the turns (of `project`, or of every project) asked more than `days` days
         ago, with a forget's guarantees: out of search, scrubbed from the file, and an import
         does not bring them back. The number forgotten. Raises ReadOnlyHistory."""
@@ -446,6 +462,9 @@ class HistoryIndex:
             raise ValueError(f"days must be a whole number of days from 1 to {MAX_DAYS}")
         before = datetime.now(UTC) - timedelta(days=days)
         removed = self._repository.expire(self._retention_key(project), before)
+        scope = self._retention_key(project)
+        event = AuditEvent(datetime.now(UTC), by, Action.RETENTION, project=scope, turns=removed)
+        self.members.note(event)
         self._purge(removed)
         self._upkeep.wrote()
         return removed
@@ -546,7 +565,10 @@ class HistoryIndex:
         transaction), so their deletion goes in the same steps as a forget's."""
         if self._retention_due():
             self._next_retention_check = time.monotonic() + RETENTION_CHECK_SECONDS
-            self._repository.expire_due(datetime.now(UTC))
+            owed = self._repository.expire_due(datetime.now(UTC))
+            if owed:
+                event = AuditEvent(datetime.now(UTC), RETENTION_ACTOR, Action.RETENTION, turns=owed)
+                self.members.note(event)
             return True
         state = self._maintenance.step(pages, self._write_lock)
         if state == "blocked":

@@ -101,6 +101,8 @@ PLAIN_TABLES = (
     "owed_scrub",
     "retention_settings",
     "retention_cutoffs",
+    "access_keys",
+    "audit_events",
 )
 _NAME_LISTS = ("files", "edited", "tools")
 _WHEN = datetime(2026, 1, 5, 12, 0, tzinfo=UTC).replace(tzinfo=None)

@@ -370,6 +370,7 @@ def test_openapi_describes_every_endpoint_and_its_errors(index: HistoryIndex) ->
         ("GET", "/api/code/sessions"),
         ("GET", "/api/code/projects"),
         ("GET", "/api/code/files"),
+        ("GET", "/api/admin/audit"),
     }
     for (method, path), op in operations.items():
         codes = set(op["responses"])

@@ -19,9 +19,9 @@ from fastapi.security import HTTPBearer
 from fastapi_offline import FastAPIOffline
 from starlette.convertors import PathConvertor, register_url_convertor
 
-from history.api import files, views
+from history.api import admin, files, views
 from history.api.access_log import AccessLog
-from history.api.auth import TokenGate
+from history.api.keys import KeyGate, access_of, refused_project
 from history.api.languages import http_error, language_of, say_language, translated
 from history.api.limits import NOT_JSON, TOO_LARGE, bounded_route
 from history.api.models import (
@@ -82,7 +82,11 @@ def router(index: HistoryIndex, token: str | None = None) -> APIRouter:
         route_class=bounded_route(token),
         # Checked by the route class; declared here so the schema shows the bearer scheme.
         dependencies=[Depends(HTTPBearer(auto_error=False))] if token else [],
-        responses={401: _error("missing or wrong bearer token")} if token else {},
+        # Declared with or without the token: a member's key may be added at any time.
+        responses={
+            401: _error("missing or wrong bearer token or member's key"),
+            403: _error("a right or a project the member's key lacks"),
+        },
     )
 
     @guarded.post(
@@ -92,8 +96,13 @@ def router(index: HistoryIndex, token: str | None = None) -> APIRouter:
         responses={413: _error(TOO_LARGE), 415: _error(NOT_JSON)},
         summary="Record a finished turn (replacing one with the same turn_id)",
     )
-    def record(turn: TurnIn) -> RecordOut:
+    def record(turn: TurnIn, request: Request) -> RecordOut:
         fields = turn.model_dump()
+        access = access_of(request)
+        if access.projects is not None and not access.sees(
+            index.members.project(fields["project"])
+        ):
+            raise HTTPException(403, refused_project(access, language_of(request.headers)))
         outcome = index.record_outcome(**fields)
         if outcome is None:
             if not index.writable:
@@ -133,9 +142,18 @@ def router(index: HistoryIndex, token: str | None = None) -> APIRouter:
         responses={404: _error("nothing recorded for it, or already forgotten")},
         summary="Forget every turn of one conversation",
     )
-    def forget_session(session_id: Annotated[Id, PathParam()]) -> ForgetOut:
+    def forget_session(session_id: Annotated[Id, PathParam()], request: Request) -> ForgetOut:
+        access = access_of(request)
+        if access.projects is not None:
+            held = {turn.project for turn in index.conversation(session_id, None, 0)}
+            if not any(access.sees(project) for project in held):
+                # Not there for it; and no tombstone left in another project's name.
+                raise HTTPException(404, NOT_RECORDED)
+            if not all(access.sees(project) for project in held):
+                raise HTTPException(403, refused_project(access, language_of(request.headers)))
         already = bool(index.forgotten([session_id]))
-        forgotten = index.forget_session(session_id)  # even at 0: a tombstone against imports
+        # Even at 0: a tombstone against imports.
+        forgotten = index.forget_session(session_id, by=access.actor)
         if not forgotten:
             raise HTTPException(404, ALREADY_FORGOTTEN if already else NOT_RECORDED)
         return ForgetOut(
@@ -150,13 +168,14 @@ def router(index: HistoryIndex, token: str | None = None) -> APIRouter:
         summary="Forget every conversation of a project",
     )
     def forget_project(
+        request: Request,
         project: Annotated[
             Workspace,
             Query(description="absolute workspace path (its former name `workspace` still works)"),
         ],
     ) -> ForgetOut:
         sessions = len(index.session_ids(project))
-        forgotten = index.forget_project(project)
+        forgotten = index.forget_project(project, by=access_of(request).actor)
         if not forgotten:
             raise HTTPException(404, NO_PROJECT)
         return ForgetOut(
@@ -172,6 +191,7 @@ def router(index: HistoryIndex, token: str | None = None) -> APIRouter:
 
     guarded.include_router(views.router(index, bounded_route(token)))
     guarded.include_router(files.router(index, bounded_route(token)))
+    guarded.include_router(admin.router(index, bounded_route(token)))
     api.include_router(guarded, responses=down)
     return api
 
@@ -226,8 +246,8 @@ def create_app(
     app.include_router(page.router())
     app.add_exception_handler(RequestValidationError, validation_error_handler)
     app.add_exception_handler(HTTPException, http_error)
-    if token:
-        app.add_middleware(TokenGate, token=token)
+    # The token, members' keys once the database holds one, or open (history/api/keys.py).
+    app.add_middleware(KeyGate, index=index, token=token)
     origins = [cors_origins] if isinstance(cors_origins, str) else list(cors_origins)
     if origins:  # outside the gate: a browser's preflight carries no token
         app.add_middleware(

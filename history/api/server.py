@@ -22,7 +22,7 @@ from uvicorn.supervisors import Multiprocess
 from history.api.app import create_app
 from history.api.connections import DeadlineH11Protocol, with_read_deadline
 from history.api.origin_guard import split_host
-from history.home import DATABASE_URL_VARIABLE
+from history.home import DATABASE_NAME, DATABASE_URL_VARIABLE, configured_url, resolve_home
 from history.index import HistoryIndex, history_for
 from history.serve_settings import KEEP_ALIVE_SECONDS, LOG_LEVELS, REQUEST_READ_SECONDS
 
@@ -51,6 +51,18 @@ def check_bind(host: str, port: int, token: str | None, open_without_token: bool
             "--open-to-network-without-token to let anyone who reaches it read, change and "
             "forget the whole history"
         )
+
+
+def guarded_by_keys(home: str | None, database_url: str | None) -> bool:
+    """Whether the database holds members' keys, so that every request needs one. A home
+    with no database yet holds none: it is not created only to be asked."""
+    if configured_url(database_url) is None and not (resolve_home(home) / DATABASE_NAME).exists():
+        return False
+    index = history_for(home, database_url)
+    try:
+        return index.members.apply
+    finally:
+        index.close()
 
 
 def check_host_name(name: str) -> None:
@@ -107,6 +119,9 @@ class _Announcing(uvicorn.Server):
 def what_is_served(index: HistoryIndex, guarded: bool) -> str:
     about = index.about()
     token = "every request but /healthz and the page needs the token" if guarded else "no token"
+    if index.members.apply:
+        token = "every request but /healthz and the page needs a member's key"
+        token += " or the token" if guarded else ""
     return f"{about.where}, {about.search}; {token}"
 
 
@@ -198,6 +213,8 @@ def serve(
         token = os.environ.get("RECALL_TOKEN") or None
     elif not token:
         raise ValueError("the token is empty; pass a secret or leave it unset")
+    if not token and not is_loopback(host) and not open_without_token:
+        open_without_token = guarded_by_keys(home, database_url)  # keys guard it instead
     check_bind(host, port, token, open_without_token)
     for name in allowed_hosts:
         check_host_name(name)

@@ -16,6 +16,7 @@ from fastapi.routing import APIRoute
 from pydantic import BaseModel, Field
 
 from history import paging
+from history.api.keys import access_of
 from history.api.languages import language_of, say_language, translated
 from history.api.models import ErrorOut, Id, TurnOut, Workspace
 from history.domain import ConversationSummary, ProjectSummary
@@ -123,7 +124,8 @@ def router(index: HistoryIndex, route_class: type[APIRoute] = APIRoute) -> APIRo
             response = JSONResponse(ambiguous.model_dump(), status_code=409)
             say_language(response, language)
             return response
-        if turn is None:
+        # A turn of a project the key may not see is, for it, not there.
+        if turn is None or not access_of(request).sees(turn.project):
             raise HTTPException(404, NO_TURN)
         return TurnOut(**asdict(turn))
 
@@ -134,13 +136,16 @@ def router(index: HistoryIndex, route_class: type[APIRoute] = APIRoute) -> APIRo
         summary="A conversation's turns in order, or those around one of them",
     )
     def read_conversation(
+        request: Request,
         session_id: Annotated[Id, PathParam()],
         around: Annotated[Id | None, Query(description="a turn id: only the turns near it")] = None,
         radius: Annotated[
             int, Query(ge=0, le=MAX_RADIUS, description="with `around`: turns either side")
         ] = 2,
     ) -> ConversationOut:
-        turns = index.conversation(session_id, around, radius)
+        access = access_of(request)
+        found = index.conversation(session_id, around, radius)
+        turns = [turn for turn in found if access.sees(turn.project)]
         if not turns:
             missing = around is not None and index.conversation(session_id, None, 0)
             raise HTTPException(404, NOT_IN_CONVERSATION if missing else NO_CONVERSATION)
@@ -179,11 +184,17 @@ def router(index: HistoryIndex, route_class: type[APIRoute] = APIRoute) -> APIRo
         )
 
     @views.get("/api/code/projects", response_model=ProjectsOut, summary="Every project")
-    def list_projects() -> ProjectsOut:
-        kept = index.retention().keep_days
+    def list_projects(request: Request) -> ProjectsOut:
+        access = access_of(request)
+        seen = [summary for summary in index.projects() if access.sees(summary.project)]
+        kept = index.retention().keep_days  # '' is every project's setting
         return ProjectsOut(
-            projects=[_project_out(summary) for summary in index.projects()],
-            retention=[RetentionOut(project=project, days=days) for project, days in kept.items()],
+            projects=[_project_out(summary) for summary in seen],
+            retention=[
+                RetentionOut(project=project, days=days)
+                for project, days in kept.items()
+                if not project or access.sees(project)
+            ],
         )
 
     return views

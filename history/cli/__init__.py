@@ -40,6 +40,8 @@ COMMAND_MODULES = {
     "watch": "watch",
     "blame": "blame",
     "push": "push",
+    "keys": "keys",
+    "audit": "audit",
 }
 # The options before a command that take a value (the common ones).
 VALUE_OPTIONS = frozenset({"--home", "--database-url", "--language"})

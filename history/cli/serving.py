@@ -24,10 +24,15 @@ def host_name(text: str) -> str:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from history.api.server import is_loopback, serve
+    from history.api.server import guarded_by_keys, is_loopback, serve
 
     token = os.environ.get("RECALL_TOKEN")
-    if not token and not is_loopback(args.host) and not args.open_to_network_without_token:
+    if (
+        not token
+        and not is_loopback(args.host)
+        and not args.open_to_network_without_token
+        and not guarded_by_keys(args.home, args.database_url)
+    ):
         print(
             _(
                 "recall serve: refusing to serve on {host} without a token: anyone who can reach "

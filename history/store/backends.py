@@ -4,16 +4,18 @@ anything else (a path, an SQLite URL) the embedded SQLite file. The one place th
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from sqlalchemy import Engine
 
 from history.home import ensure_private_dir, id_key_path, resolve_home
 from history.store import migrations
+from history.store.access import AccessRecords, NoAccessRecords
 from history.store.maintenance import Maintenance
 from history.store.postgres import engine as pg_engine
 from history.store.repository import TurnRepository
+from history.store.sql_access import SqlAccessRecords
 from history.store.sqlite import engine as sqlite_db
 
 # How long a write waits for another writer's lock, unless the opener says otherwise.
@@ -29,6 +31,8 @@ class OpenedStore:
     id_key_file: Path | None
     # False for a file this process may only read: searching works, writing is refused.
     writable: bool = True
+    # The access port: members' keys and the audit trail.
+    access: AccessRecords = field(default_factory=NoAccessRecords)
 
 
 def is_postgres(target: str | os.PathLike[str]) -> bool:
@@ -49,7 +53,8 @@ def open_store(target: str | os.PathLike[str], busy_timeout_ms: int) -> OpenedSt
             raise
         key = postgres_id_key(engine)
         repository = PostgresTurnRepository(engine)
-        return OpenedStore(repository, PostgresMaintenance(engine), True, key)
+        access = SqlAccessRecords(engine, engine)
+        return OpenedStore(repository, PostgresMaintenance(engine), True, key, access=access)
 
     from history.store.sqlite.maintenance import SqliteMaintenance
     from history.store.sqlite.opening import open_database
@@ -61,7 +66,10 @@ def open_store(target: str | os.PathLike[str], busy_timeout_ms: int) -> OpenedSt
     maintenance = SqliteMaintenance(opened.engine, opened.full_text, store.forgetting)
     path = sqlite_db.sqlite_path(url)
     key = id_key_path(path) if path is not None else None
-    return OpenedStore(store, maintenance, opened.full_text, key, writable=opened.writable)
+    access = SqlAccessRecords(opened.engine, sqlite_db.writer(opened.engine))
+    return OpenedStore(
+        store, maintenance, opened.full_text, key, writable=opened.writable, access=access
+    )
 
 
 def postgres_id_key(engine: Engine) -> Path | None:

@@ -246,3 +246,43 @@ class RetentionCutoffTable(Base):
 
 
 RetentionCutoff = RetentionCutoffTable()
+
+
+# Members' keys and the audit trail (migration 0018): history/store/sql_access.py.
+class AccessKeyTable(Base):
+    """A member's key: a salted digest of its secret, never the secret (history/access.py)."""
+
+    __tablename__ = "access_keys"
+
+    key_id = Column("key_id", String, primary_key=True)
+    name = Column("name", String, unique=True, nullable=False)
+    salt = Column("salt", String, nullable=False)
+    digest = Column("digest", String, nullable=False)
+    rights = Column("rights", String, nullable=False)
+    # A JSON array of stored project keys; NULL: every project.
+    projects = Column("projects", Text, nullable=True)
+    created_at = Column("created_at", UtcDateTime, nullable=False)
+    revoked_at = Column("revoked_at", UtcDateTime, nullable=True)
+
+
+AccessKeyRow = AccessKeyTable()
+
+
+class AuditEventTable(Base):
+    """What was forgotten, expired, added or revoked, by whom: never a turn's text."""
+
+    __tablename__ = "audit_events"
+
+    id = Column("id", Integer, primary_key=True)
+    at = Column("at", UtcDateTime, nullable=False)
+    actor = Column("actor", String, nullable=False)
+    action = Column("action", String, nullable=False)
+    session_id = Column("session_id", String, nullable=True)
+    project = Column("project", String, nullable=True)
+    turns = Column("turns", Integer, nullable=True)
+    key_name = Column("key_name", String, nullable=True)
+
+    __table_args__ = (Index("ix_audit_events_at", "at"),)
+
+
+AuditEventRow = AuditEventTable()
