@@ -8,6 +8,10 @@ like an agent's, not only on turns whose work is empty.
 Writes `<out>/<set>.jsonl`, one `{"turn_id", "work"}` a line, for every set of
 bench.quality_sets (datasette from simonw/datasette's mirror); the `recall_work` variant
 (bench.quality_variants) reads it. One `git log -p` a repository, read as it streams.
+
+The changelog and its fragments (NEWS.rst, news/, changelog.d/, CHANGES.rst, doc/changes/,
+release announcements, ...) are left out of every work log: the queries are their sentences,
+so a commit that edits them would be found by its own query's text, which no agent's turn has.
 """
 
 from __future__ import annotations
@@ -24,6 +28,13 @@ from history.importers.whole import WorkLog
 
 WORK_OUT = OUT / "work"
 DATASETTE = "simonw/datasette"
+CHANGELOG_FOLDERS = {"news", "changelog", "changelog.d", "changes", "announce", "whatsnew"}
+CHANGELOG_NAMES = {"changelog", "changes", "news", "history", "release-notes", "releasenotes"}
+
+
+def is_changelog(path: str) -> bool:
+    *folders, name = path.lower().split("/")
+    return bool(CHANGELOG_FOLDERS & set(folders)) or name.split(".")[0] in CHANGELOG_NAMES
 
 
 def commit_work(repo: Path, rev: str) -> Iterator[tuple[str, str]]:
@@ -44,8 +55,9 @@ def commit_work(repo: Path, rev: str) -> Iterator[tuple[str, str]]:
             elif line.startswith("+++ "):
                 if path:
                     work.edit(path, added)
-                target = line[4:].split("\t")[0]
-                path, added = ("" if target == "/dev/null" else target.removeprefix("b/")), []
+                target = line[4:].split("\t")[0].removeprefix("b/")
+                path = "" if target == "/dev/null" or is_changelog(target) else target
+                added = []
             elif line.startswith("+") and path:
                 added.append(line[1:])
         if path:
