@@ -206,8 +206,9 @@ def test_a_hook_killed_while_it_writes_leaves_the_history_whole(tmp_path: Path) 
     try:
         engine = engine_of(index)
         assert table_problems(engine) == [] and index_agrees(engine)
-        # The hook writes in batches, each one transaction: whole batches, never a part of one.
-        assert (index.count() - 1) % BATCH_TURNS == 0 and index.count() < 1501
+        # The hook writes in batches, each one transaction: whole batches, never a part of one
+        # (on a loaded machine the kill can come after the last batch's commit).
+        assert (index.count() - 1) % BATCH_TURNS == 0 and index.count() <= 1501
         assert sum(project.turns for project in index.projects()) == index.count()
         assert index.search("login", project="/p")[0].turn_id == "before"
     finally:
