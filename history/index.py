@@ -315,7 +315,7 @@ class HistoryIndex:
         query_terms = terms(query)
         if not query_terms:
             return SearchResults()
-        scope = self._ids.project(project) if project is not None else None
+        scope = self._ids.scope(project) if project is not None else None
         policy, now = self._repository.retention(), datetime.now(UTC)
         if not policy:
             return self._repository.search(query_terms, scope, since, k)
@@ -330,7 +330,7 @@ class HistoryIndex:
         return SearchResults(kept[:k], found.approximate)
 
     def count(self, project: str | None = None) -> int:
-        return self._repository.count(self._ids.project(project) if project is not None else None)
+        return self._repository.count(self._ids.scope(project) if project is not None else None)
 
     def forget_session(self, session_id: str, by: str = LOCAL_ACTOR) -> int:
         """Forget a conversation: its turns leave search results and the database file's bytes,
@@ -361,7 +361,7 @@ class HistoryIndex:
 
     def session_ids(self, project: str | None = None) -> list[str]:
         """The conversations recorded (in `project`, or in every project)."""
-        scope = self._ids.project(project) if project is not None else None
+        scope = self._ids.scope(project) if project is not None else None
         return self._repository.session_ids(scope)
 
     def forget_project(self, project: str, by: str = LOCAL_ACTOR) -> int:
@@ -538,7 +538,7 @@ class HistoryIndex:
             raise ValueError("limit must be at least 1")
         since = _since(days)
         key = paging.decode(before) if before is not None else None
-        scope = self._ids.project(project) if project is not None else None
+        scope = self._ids.scope(project) if project is not None else None
         found = self._repository.conversations(scope, since, limit, key)
         return [masked_summary(one) for one in found] if self._rescan_pending() else found
 
@@ -549,7 +549,7 @@ class HistoryIndex:
     def file_candidates(self, path: str, project: str | None) -> list[Candidate]:
         """The turns (of `project`, or of every one) whose recorded files may name `path`, by
         its words, newest first: history.blame keeps the exact."""
-        scope = self._ids.project(project) if project is not None else None
+        scope = self._ids.scope(project) if project is not None else None
         return self._repository.file_candidates(path, scope)
 
     def turns_by_row(self, ids: Sequence[int]) -> dict[int, Turn]:

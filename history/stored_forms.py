@@ -4,7 +4,8 @@ the store holds it as given.
 An id or a workspace path is stored masked only when it held a secret (history/redaction/ids.py),
 which almost none does: a search of a project, or opening a turn by its id, first asks the store
 whether it holds the name as given, and loads the rules (the longest import of a search) only
-when it does not. A name the store holds as given is the one its turns were recorded under.
+when it does not. A name the store holds as given is the one its turns were recorded under;
+a masked key always holds `redacted`.
 """
 
 from __future__ import annotations
@@ -39,6 +40,16 @@ class StoredForms:
         """The stored key of a project. Raises ValueError when empty."""
         key = project_key(raw)
         if self._repository.holds_project(key):
+            return key
+        return self.mask().project(raw)
+
+    def scope(self, raw: str) -> str:
+        """The key a read (a search, a count, a listing) looks for: `project`'s, but a project
+        the store does not hold is not masked either while no stored key is a masked one (each
+        holds `redacted`): its masked key would find nothing as its own does. Never for a write,
+        which must store the masked key."""
+        key = project_key(raw)
+        if self._repository.holds_project(key) or not self._repository.holds_masked_projects():
             return key
         return self.mask().project(raw)
 

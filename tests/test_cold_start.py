@@ -93,6 +93,13 @@ def test_search_of_a_project_reads_its_key_without_the_redaction_rules(home: Pat
     assert under(modules, SERVICE + RECORDING + OTHER_TOOLS + ORM) == []
 
 
+def test_search_of_a_project_with_no_turns_reads_no_redaction_rules_either(home: Path) -> None:
+    """No stored key is a masked one: the project's masked key would find nothing either."""
+    modules = loaded(home, "search", "login", "--project", str(home / "elsewhere"))
+    assert "history.stored_forms" in modules
+    assert under(modules, SERVICE + RECORDING + OTHER_TOOLS + ORM) == []
+
+
 def test_show_opens_a_turn_without_the_redaction_rules_or_the_service(home: Path) -> None:
     modules = loaded(home, "show", "t1")
     assert "history.index" in modules

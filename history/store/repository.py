@@ -139,6 +139,10 @@ class TurnRepository(abc.ABC):
         A store that cannot tell cheaply says no, and the key is masked as on recording."""
         return False
 
+    def holds_masked_projects(self) -> bool:
+        """Whether a stored project key may be a masked one (one holding `redacted`)."""
+        return True
+
     @abc.abstractmethod
     def file_candidates(self, path: str, project: str | None) -> list[Candidate]:
         """The turns (of `project`, or of every one) whose recorded files may name `path`,
