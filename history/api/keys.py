@@ -130,7 +130,7 @@ class KeyGate:
         for value in named:
             try:
                 stored = self.index.members.project(value)
-            except ValueError:
+            except (ValueError, OSError):  # no project: the endpoint's 422 if let in
                 stored = ""
             if not access.sees(stored):
                 return say(OUTSIDE_PROJECTS).format(projects=projects)
