@@ -19,6 +19,7 @@ import uvicorn
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.supervisors import Multiprocess
 
+from history import databases
 from history.api.app import create_app
 from history.api.connections import DeadlineH11Protocol, with_read_deadline
 from history.api.origin_guard import split_host
@@ -54,7 +55,10 @@ def check_bind(host: str, port: int, token: str | None, open_without_token: bool
 
 
 def guarded_by_keys(home: str | None, database_url: str | None) -> bool:
-    """Whether the database holds members' keys, so that every request needs one."""
+    """Whether the database holds members' keys, so that every request needs one. A database
+    not made yet holds none, and is not made by asking."""
+    if not databases.holds_history(home, database_url):
+        return False
     index = history_for(home, database_url)
     try:
         return index.members.apply
