@@ -32,8 +32,11 @@ lint: $(VENV)/.installed-dev
 typecheck: $(VENV)/.installed-dev
 	$(BIN)/mypy --strict history
 
+# Two workers (pytest-xdist), then the tests that measure time or CPU on their own, one at a time.
+TEST_WORKERS ?= 2
 pytest: $(VENV)/.installed-dev
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -p xdist -n $(TEST_WORKERS) -m "not timing_sensitive"
+	$(BIN)/python -m pytest -q -m timing_sensitive
 
 # The gettext catalogues (history/locale): the English messages extracted from the source, each
 # language's .po brought up to date (new messages left to translate), each .mo compiled.

@@ -1,7 +1,8 @@
 """The floor: raw `sqlite3` with the project's table shape, FTS5 setup and naive query.
 
 Same `turns` table and indexes, the same external-content `turns_fts(asked, answered, files)`
-with the same triggers and tokenizer, WAL with `synchronous = NORMAL` (as the project sets).
+(and `work`, for a mix whose turns carry a work log) with the same triggers and tokenizer, WAL
+with `synchronous = NORMAL` (as the project sets).
 Nothing else: no redaction, no ORM, no upsert, no tombstones, a forget is a plain DELETE.
 """
 
@@ -20,27 +21,37 @@ from bench.corpus import GeneratedTurn
 
 TOKENIZE = "porter unicode61 remove_diacritics 2"  # as recall's index (migration 0006)
 WEIGHTS = (3.0, 1.0, 1.0)
+WORK_WEIGHT = 0.5  # the work column's, as recall's rank weighs it (bench.phases)
 RANK = f"bm25({', '.join(str(w) for w in WEIGHTS)})"  # FTS5's rank function, as configured
-BM25 = f"bm25(turns_fts, {', '.join(str(w) for w in WEIGHTS)})"  # the same, called per row
 COLUMNS = "turn_id, session_id, project, asked_at, tainted, asked, answered, files, edited, tools"
-INSERT = f"INSERT INTO turns ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-_OLD = "INSERT INTO turns_fts(turns_fts, rowid, asked, answered, files) VALUES ('delete', old.id, old.asked, old.answered, old.files);"  # noqa: E501
-_NEW = "INSERT INTO turns_fts(rowid, asked, answered, files) VALUES (new.id, new.asked, new.answered, new.files);"  # noqa: E501
-SCHEMA = (
-    """CREATE TABLE turns (
+INDEXED = ("asked", "answered", "files")
+
+
+def _schema(work: bool) -> tuple[str, ...]:
+    """The tables, indexes and triggers; with `work`, a `work` column beside the others, in the
+    full-text index too (a mix whose turns carry a work log: bench.work_mix)."""
+    indexed = ", ".join([*INDEXED, "work"] if work else INDEXED)
+    old = ", ".join(f"old.{name}" for name in indexed.split(", "))
+    new = ", ".join(f"new.{name}" for name in indexed.split(", "))
+    delete = f"INSERT INTO turns_fts(turns_fts, rowid, {indexed}) VALUES ('delete', old.id, {old});"
+    insert = f"INSERT INTO turns_fts(rowid, {indexed}) VALUES (new.id, {new});"
+    return (
+        f"""CREATE TABLE turns (
         id INTEGER NOT NULL PRIMARY KEY, turn_id VARCHAR NOT NULL UNIQUE,
         session_id VARCHAR NOT NULL, project VARCHAR NOT NULL, asked_at DATETIME NOT NULL,
         tainted BOOLEAN NOT NULL, asked TEXT NOT NULL, answered TEXT NOT NULL,
-        files TEXT NOT NULL, edited TEXT NOT NULL, tools TEXT NOT NULL)""",
-    "CREATE INDEX ix_turns_session_id ON turns (session_id)",
-    "CREATE INDEX ix_turns_project_asked_at ON turns (project, asked_at)",
-    "CREATE INDEX ix_turns_asked_at ON turns (asked_at)",
-    "CREATE VIRTUAL TABLE turns_fts USING fts5(asked, answered, files, "
-    f"content='turns', content_rowid='id', tokenize='{TOKENIZE}')",
-    f"CREATE TRIGGER turns_ai AFTER INSERT ON turns BEGIN {_NEW} END",
-    f"CREATE TRIGGER turns_ad AFTER DELETE ON turns BEGIN {_OLD} END",
-    f"CREATE TRIGGER turns_au AFTER UPDATE OF asked, answered, files ON turns BEGIN {_OLD} {_NEW} END",  # noqa: E501
-)
+        files TEXT NOT NULL, edited TEXT NOT NULL, tools TEXT NOT NULL
+        {", work TEXT NOT NULL" if work else ""})""",
+        "CREATE INDEX ix_turns_session_id ON turns (session_id)",
+        "CREATE INDEX ix_turns_project_asked_at ON turns (project, asked_at)",
+        "CREATE INDEX ix_turns_asked_at ON turns (asked_at)",
+        f"CREATE VIRTUAL TABLE turns_fts USING fts5({indexed}, "
+        f"content='turns', content_rowid='id', tokenize='{TOKENIZE}')",
+        f"CREATE TRIGGER turns_ai AFTER INSERT ON turns BEGIN {insert} END",
+        f"CREATE TRIGGER turns_ad AFTER DELETE ON turns BEGIN {delete} END",
+        f"CREATE TRIGGER turns_au AFTER UPDATE OF {indexed} ON turns BEGIN {delete} {insert} END",
+    )
+
 
 _ROW = ", ".join(f"t.{name}" for name in COLUMNS.split(", "))
 _RANKED = "t.id, t.asked_at, t.turn_id"
@@ -57,6 +68,7 @@ def stored_time(when: datetime) -> str:
 
 
 def row(turn: GeneratedTurn) -> tuple[Any, ...]:
+    """The columns of COLUMNS, without `work`."""
     return (
         turn.turn_id,
         turn.session_id,
@@ -85,7 +97,8 @@ def match_expression(terms: Sequence[str]) -> str:
 
 
 class Baseline:
-    def __init__(self, path: Path, driver_name: str = "sqlite3") -> None:
+    def __init__(self, path: Path, driver_name: str = "sqlite3", work: bool = False) -> None:
+        """`work`: a new database gets the work column (an existing one keeps what it has)."""
         self.path = path
         self.sqlite = driver(driver_name)
         fresh = not path.exists()
@@ -94,9 +107,21 @@ class Baseline:
         self.conn.execute("PRAGMA synchronous = NORMAL")
         if fresh:
             self.begin()
-            for statement in SCHEMA:
+            for statement in _schema(work):
                 self.conn.execute(statement)
             self.commit()
+        names = {line[1] for line in self.conn.execute("PRAGMA table_info(turns)")}
+        self.work = "work" in names
+        columns = f"{COLUMNS}, work" if self.work else COLUMNS
+        places = ", ".join("?" * len(columns.split(", ")))
+        self.insert = f"INSERT INTO turns ({columns}) VALUES ({places})"
+        if self.work:
+            self.rank = f"bm25({', '.join(str(w) for w in (*WEIGHTS, WORK_WEIGHT))})"
+        else:
+            self.rank = RANK
+
+    def _row(self, turn: GeneratedTurn) -> tuple[Any, ...]:
+        return (*row(turn), turn.work) if self.work else row(turn)
 
     def begin(self) -> None:
         self.conn.execute("BEGIN IMMEDIATE")
@@ -106,11 +131,11 @@ class Baseline:
 
     def record(self, turn: GeneratedTurn) -> None:
         """One turn, one commit (autocommit: the INSERT is its own transaction)."""
-        self.conn.execute(INSERT, row(turn))
+        self.conn.execute(self.insert, self._row(turn))
 
     def record_batch(self, turns: Iterable[GeneratedTurn]) -> None:
         """Inside an open transaction: one `executemany`."""
-        self.conn.executemany(INSERT, (row(turn) for turn in turns))
+        self.conn.executemany(self.insert, (self._row(turn) for turn in turns))
 
     def search(
         self, terms: Sequence[str], project: str | None = None, since: str | None = None, k: int = 5
@@ -119,7 +144,7 @@ class Baseline:
         FTS5's own rank column set to the weighted bm25 (FTS5 sorts, then the join reads only the
         rows the LIMIT lets through; ties fall where FTS5 puts them)."""
         sql, params = self._matching(f"{_ROW}, turns_fts.rank", terms, project, since)
-        sql += f" AND turns_fts.rank MATCH '{RANK}'"
+        sql += f" AND turns_fts.rank MATCH '{self.rank}'"
         return list(self.conn.execute(f"{sql} ORDER BY turns_fts.rank LIMIT ?", [*params, k]))
 
     def exhaustive(
@@ -129,7 +154,8 @@ class Baseline:
         the top `k` turn ids and how many turns matched."""
         # Without ORDER BY rank the planner may loop over the project's turns and evaluate the
         # MATCH once per row (minutes at 1M turns); CROSS JOIN keeps the full-text scan outside.
-        sql, params = self._matching(f"{_RANKED}, {BM25}", terms, project, None, "CROSS JOIN")
+        bm25 = self.rank.replace("bm25(", "bm25(turns_fts, ")
+        sql, params = self._matching(f"{_RANKED}, {bm25}", terms, project, None, "CROSS JOIN")
         rows = list(self.conn.execute(sql, params))
         return best_of(rows, k), len(rows)
 

@@ -4,12 +4,16 @@ N generated turns (bench.corpus) and, in a git repository built here, EDITS turn
 known files with their work logs, a commit after each. Timed in process (the blame itself, not
 the CLI's start-up), RUNS times each, p50 and p95 in ms.
 
-    PYTHONPATH=. python -m bench.blame --turns 100000
+    PYTHONPATH=. python -m bench.blame --turns 100000 [--keep DIR]
+
+`--keep DIR` builds the database and the repository in DIR and leaves them there; a later run
+with the same DIR (and --turns) measures them again without building.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import os
 import subprocess
@@ -83,13 +87,23 @@ def timed(work: object, runs: int = RUNS) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--turns", type=int, default=100_000)
+    parser.add_argument("--keep", type=Path, help="build in DIR and keep; measure DIR again")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as scratch:
-        index = HistoryIndex.open(Path(scratch) / "history.db")
-        repo = Path(scratch) / "shop"
-        repo.mkdir()
-        build(index, repo, args.turns)
-        index.tidy()
+    with contextlib.ExitStack() as scratches:
+        if args.keep is None:
+            scratch = Path(scratches.enter_context(tempfile.TemporaryDirectory()))
+        else:
+            scratch = args.keep
+            scratch.mkdir(parents=True, exist_ok=True)
+        built = (scratch / "shop" / ".git").exists() and (scratch / "history.db").exists()
+        index = HistoryIndex.open(scratch / "history.db")
+        repo = scratch / "shop"
+        if not built:
+            repo.mkdir(exist_ok=True)
+            build(index, repo, args.turns)
+            index.tidy()
+        elif index.count() != args.turns + EDITS:
+            raise SystemExit(f"error: {scratch} holds {index.count():,} turns, not {args.turns:,}")
         login = str(repo / FILES[0])
 
         def file_blame() -> None:

@@ -38,6 +38,7 @@ class GeneratedTurn:
     tools: tuple[str, ...]
     tainted: bool
     asked_at: datetime
+    work: str = ""  # the work log (history/importers/whole.py); bench.work_mix fills it
 
 
 @dataclass(frozen=True, slots=True)

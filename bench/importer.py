@@ -3,7 +3,7 @@ so that its peak RSS is the import's own (the baseline's process never loads the
 Prints JSON lines; leaves the database behind for `bench.run` to measure further.
 
     python -m bench.importer recall|baseline SIZE --db PATH|URL [--end ISO] [--seed N] [--batch N]
-        [--mix standard|common]
+        [--mix standard|common|work]
 
 `--db` may be a PostgreSQL URL (`postgresql+psycopg://user@host/db`) for the project's index.
 
@@ -51,7 +51,7 @@ def run_import(
         from history import HistoryIndex
 
         recall = HistoryIndex.open(db)
-    baseline = Baseline(Path(db), driver) if impl == BASELINE else None
+    baseline = Baseline(Path(db), driver, work=mix == "work") if impl == BASELINE else None
     out.emit("rss_after_open", impl, peak_rss_mb(), "MB")  # libraries loaded, nothing written
     if baseline is not None:
         baseline.begin()

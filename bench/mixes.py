@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from datetime import datetime
 
-from bench import common_mix, corpus, corpus2
+from bench import common_mix, corpus, corpus2, work_mix
 from bench.corpus import GeneratedTurn, Query
 
 TurnStream = Callable[[int, datetime | None], Iterator[GeneratedTurn]]
@@ -16,6 +16,7 @@ QueryMaker = Callable[[int, int], list[Query]]
 MIXES: dict[str, tuple[TurnStream, QueryMaker]] = {
     "standard": (corpus.turns, corpus.queries),
     "common": (common_mix.turns, common_mix.queries),
+    "work": (work_mix.turns, corpus.queries),
     "second": (corpus2.turns, corpus2.queries),
     "second-common": (corpus2.turns, corpus2.common_queries),
 }

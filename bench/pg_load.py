@@ -40,7 +40,7 @@ _COLUMNS = [column.key for column in TURN_COLUMNS]
 
 def _copy_rows(index: HistoryIndex, size: int, seed: int, end: datetime, mix: str) -> None:
     stream = turns(mix, seed, end)
-    ids = index._ids
+    ids = index._ids.mask()
     copy = f"COPY turns ({', '.join(_COLUMNS)}) FROM STDIN"
     written = 0
     raw = engine_of(index).raw_connection()

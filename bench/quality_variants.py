@@ -3,7 +3,8 @@
     python -m bench.quality_eval VARIANT ...                          # every development set
     python ../shared/quality/eval.py DATA_DIR --method bench/quality_variants.py:VARIANT
 
-`recall` is the project's own `HistoryIndex.search` as checked out; every other name is a
+`recall` is the project's own `HistoryIndex.search` as checked out (`recall_work`: the same, each
+turn with its commit's added lines as its work log, bench.quality_work); every other name is a
 stand-alone ranker over an in-memory FTS5 table, so a variant means the same whatever ships:
 - `unicode61`: what shipped before stemming (FTS5 bm25, asked 3, answered 1, files 1, words OR-ed);
 - `porter`: the same over `porter unicode61 remove_diacritics 2`;
@@ -58,9 +59,11 @@ VARIANTS: dict[str, Variant] = {
 
 def __getattr__(name: str) -> Callable[[str], Search]:
     """`eval.py --method bench/quality_variants.py:NAME` finds each variant's factory here."""
-    if name == "recall":
+    if name in ("recall", "recall_work"):
         from bench import quality_plugin
 
+        if name == "recall_work":
+            return quality_plugin.make_search_with_work
         return quality_plugin.make_search
     if name not in VARIANTS:
         raise AttributeError(name)

@@ -39,11 +39,11 @@ from history import HistoryIndex
 ROOT = Path(__file__).resolve().parent.parent
 FORGOTTEN_PROJECT = "/home/dev/proj-10"  # a middling one: about 4% of the turns
 PHASES = ("import", "record", "size", "search", "views", "forget")
-QUERY_MIXES = ("standard", "common")
+QUERY_MIXES = ("standard", "common", "work")
 # Each corpus's query mixes, as keys of bench.mixes.MIXES.
 CORPORA = {
-    "first": {"standard": "standard", "common": "common"},
-    "second": {"standard": "second", "common": "second-common"},
+    "first": {"standard": "standard", "common": "common", "work": "work"},
+    "second": {"standard": "second", "common": "second-common", "work": "work"},
 }
 
 
@@ -60,8 +60,9 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
         "--mix",
         choices=QUERY_MIXES,
         default="standard",
-        help="the queries (and, on the first corpus, the turns): standard (bench.corpus) or "
-        "common (bench.common_mix: every query word a frequent one)",
+        help="the queries (and, on the first corpus, the turns): standard (bench.corpus), "
+        "common (bench.common_mix: every query word a frequent one) or work (the standard "
+        "turns and queries, each turn with a work log: bench.work_mix)",
     )
     parser.add_argument(
         "--corpus",

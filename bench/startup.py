@@ -1,6 +1,6 @@
 """What a new `recall` process costs, beside its yardsticks, in one run.
 
-    python -m bench.startup --turns 100000 [--rounds 15] [--home DIR]
+    python -m bench.startup --turns 100000 [--rounds 15] [--home DIR] [--commands search,mcp]
 
 Each command runs as a new process, alternated with its yardstick (`python -c pass`, and
 `python -c "import mcp.server"` for the MCP server), over an index of `--turns` generated turns
@@ -166,6 +166,9 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=100_000)
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--home", type=Path, default=None)
+    parser.add_argument(
+        "--commands", default="version,search,hook,mcp", help="which, comma-separated"
+    )
     args = parser.parse_args()
     home = args.home or Path(tempfile.gettempdir()) / f"recall-startup-{args.turns}"
     home.mkdir(parents=True, exist_ok=True)
@@ -180,7 +183,10 @@ def main() -> None:
         "mcp": ([*recall, "mcp"], mcp_stdin(), [PYTHON, "-c", "import mcp.server"], 2),
     }
     yardstick = [PYTHON, "-c", "pass"]
+    wanted = args.commands.split(",")
     for name, (argv, stdin, own_yardstick, answer_id) in cases.items():
+        if name not in wanted:
+            continue
         against = own_yardstick or yardstick
         command_cpu, yard_cpu, rss = [], [], []
         for _round in range(args.rounds):

@@ -154,8 +154,10 @@ def line_origins(
     editors = [turn for turn in turns if turn.edited]  # newest first
     last = first + len(lines) - 1
     root = blame_git.top_level(target.absolute)
-    blamed = blame_git.blame(root, target.absolute, first, last) if root and lines else {}
-    history = blame_git.commits(root, target.absolute, follow) if blamed and root else []
+    blamed: dict[int, blame_git.Commit] = {}
+    history: list[blame_git.Commit] = []
+    if root and lines:
+        blamed, history = blame_git.blame_and_commits(root, target.absolute, first, last, follow)
     origins = []
     for number, line in enumerate(lines, first):
         commit = blamed.get(number)

@@ -20,27 +20,47 @@ class Commit:
     committed_at: datetime
 
 
-def _git(directory: Path, *arguments: str) -> str | None:
+def _start(directory: Path, *arguments: str) -> subprocess.Popen[str] | None:
     try:
-        done = subprocess.run(
+        return subprocess.Popen(
             ["git", "-C", str(directory), *arguments],
-            capture_output=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
             text=True,
-            timeout=GIT_SECONDS,
-            check=False,
         )
-    except (OSError, subprocess.SubprocessError):
+    except OSError:
         return None
-    return done.stdout if done.returncode == 0 else None
+
+
+def _output(git: subprocess.Popen[str] | None) -> str | None:
+    """What a started git printed, or None when it failed or took too long."""
+    if git is None:
+        return None
+    try:
+        out, _ = git.communicate(timeout=GIT_SECONDS)
+    except subprocess.SubprocessError:
+        git.kill()
+        git.communicate()
+        return None
+    return out if git.returncode == 0 else None
+
+
+def _git(directory: Path, *arguments: str) -> str | None:
+    return _output(_start(directory, *arguments))
 
 
 def top_level(path: Path) -> Path | None:
-    """The work tree holding `path`, if it is in one."""
+    """The work tree holding `path`, if it is in one: the nearest folder at or above it with a
+    `.git` (a folder, or the file of a linked work tree or a submodule). Read from the disk, not
+    asked of git: a blame starts one process fewer."""
     directory = path if path.is_dir() else path.parent
     while not directory.exists() and directory != directory.parent:
         directory = directory.parent
-    found = _git(directory, "rev-parse", "--show-toplevel")
-    return Path(found.strip()).resolve() if found and found.strip() else None
+    directory = directory.resolve()
+    for folder in (directory, *directory.parents):
+        if (folder / ".git").exists():
+            return folder
+    return None
 
 
 def earlier_names(root: Path, path: Path) -> list[Path]:
@@ -56,11 +76,13 @@ def earlier_names(root: Path, path: Path) -> list[Path]:
     return list(names)
 
 
-def commits(root: Path, path: Path, follow: bool) -> list[Commit]:
-    """The commits that changed the file, the newest first."""
+def _log(root: Path, path: Path, follow: bool) -> subprocess.Popen[str] | None:
     relative = path.relative_to(root).as_posix()
     options = ["--follow"] if follow else []
-    log = _git(root, "log", *options, "--format=%H %ct", "--", relative)
+    return _start(root, "log", *options, "--format=%H %ct", "--", relative)
+
+
+def _commits(log: str | None) -> list[Commit]:
     found = []
     for line in (log or "").splitlines():
         sha, _, stamp = line.partition(" ")
@@ -69,11 +91,17 @@ def commits(root: Path, path: Path, follow: bool) -> list[Commit]:
     return found
 
 
-def blame(root: Path, path: Path, first: int, last: int) -> dict[int, Commit]:
-    """The commit that last changed each line from `first` to `last` (a line not committed yet
-    has none)."""
+def commits(root: Path, path: Path, follow: bool) -> list[Commit]:
+    """The commits that changed the file, the newest first."""
+    return _commits(_output(_log(root, path, follow)))
+
+
+def _blame(root: Path, path: Path, first: int, last: int) -> subprocess.Popen[str] | None:
     relative = path.relative_to(root).as_posix()
-    out = _git(root, "blame", "--porcelain", "-L", f"{first},{last}", "--", relative)
+    return _start(root, "blame", "--porcelain", "-L", f"{first},{last}", "--", relative)
+
+
+def _blamed(out: str | None) -> dict[int, Commit]:
     times: dict[str, datetime] = {}
     lines: dict[int, str] = {}
     sha = ""
@@ -91,3 +119,18 @@ def blame(root: Path, path: Path, first: int, last: int) -> dict[int, Commit]:
         for number, sha in lines.items()
         if sha != NOT_COMMITTED and sha in times
     }
+
+
+def blame(root: Path, path: Path, first: int, last: int) -> dict[int, Commit]:
+    """The commit that last changed each line from `first` to `last` (a line not committed yet
+    has none)."""
+    return _blamed(_output(_blame(root, path, first, last)))
+
+
+def blame_and_commits(
+    root: Path, path: Path, first: int, last: int, follow: bool
+) -> tuple[dict[int, Commit], list[Commit]]:
+    """`blame` and `commits` at once: the two gits run side by side."""
+    blaming, logging = _blame(root, path, first, last), _log(root, path, follow)
+    blamed, history = _blamed(_output(blaming)), _commits(_output(logging))
+    return blamed, history if blamed else []

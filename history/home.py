@@ -22,6 +22,11 @@ def database_path(home: str | os.PathLike[str] | None = None) -> Path:
     return resolve_home(home) / DATABASE_NAME
 
 
+def id_key_path(database: Path) -> Path:
+    """Where a database's id key is kept (history/redaction/ids.py), beside it."""
+    return database.with_name(database.stem + ".id-key")
+
+
 def configured_url(database_url: str | None = None) -> str | None:
     """`--database-url`, else `$RECALL_DATABASE_URL`, else None (the home's SQLite file)."""
     return database_url or os.environ.get(DATABASE_URL_VARIABLE) or None

@@ -6,10 +6,11 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from history import paging
 from history.access import LOCAL_ACTOR, RETENTION_ACTOR, Action, AuditEvent
@@ -26,17 +27,29 @@ from history.domain import (
 from history.home import DATABASE_NAME, configured_url, ensure_private_dir, resolve_home
 from history.i18n import Messages
 from history.limits import MAX_DAYS
+from history.masking import masked_summary, masked_turn
 from history.members import Members
-from history.prepare import RecordCounts, TurnFields, as_turn, prepare
 from history.query import terms
-from history.redaction.ids import IdMask
-from history.reports import About, DeletedCopies, DoctorReport, Recovered, Recovery, Stats
+from history.reports import (
+    About,
+    DeletedCopies,
+    DoctorReport,
+    Recovered,
+    Recovery,
+    Rescanned,
+    Stats,
+)
 from history.retention import RetentionPolicy
 from history.store import backends
 from history.store.access import AccessRecords, NoAccessRecords
 from history.store.maintenance import ENGLISH, Maintenance, Unattended
 from history.store.repository import Candidate, TurnRepository
+from history.stored_forms import StoredForms
 from history.upkeep import Upkeep
+
+if TYPE_CHECKING:
+    from history.prepare import RecordCounts, TurnFields
+    from history.redaction.ids import IdMask
 
 log = logging.getLogger(__name__)
 
@@ -82,12 +95,13 @@ class HistoryIndex:
         maintenance: Maintenance | None = None,
         ids: IdMask | None = None,
         writable: bool = True,
+        id_key_file: Path | None = None,
         access: AccessRecords | None = None,
     ) -> None:
         self._repository = repository
         self._maintenance = maintenance or Unattended(full_text)
         # Every id and project that comes in is masked the way it was when it was stored.
-        self._ids = ids or IdMask()
+        self._ids = StoredForms(repository, id_key_file, ids)
         self._write_lock = threading.Lock()
         self._closed = False
         self._upkeep = Upkeep(self._upkeep_step, self._owes_upkeep)
@@ -108,14 +122,13 @@ class HistoryIndex:
 
         `busy_timeout_ms` bounds how long a write waits for another writer's lock."""
         opened = backends.open_store(target, busy_timeout_ms)
-        ids = IdMask(opened.id_key_file)
         index = cls(
             opened.repository,
             opened.full_text,
             opened.maintenance,
-            ids,
-            opened.writable,
-            opened.access,
+            writable=opened.writable,
+            id_key_file=opened.id_key_file,
+            access=opened.access,
         )
         index._take_up_owed_work()
         return index
@@ -124,7 +137,7 @@ class HistoryIndex:
         """A forget cut short (a crash, a reader's snapshot) is finished by whichever process
         opens the index next, a reader too, once it has a moment idle; one that may only read
         the file says it cannot."""
-        if not self._owes():
+        if not (self._owes() or (self.writable and self._rescan_due())):
             return
         if self.writable:
             self._upkeep.retry_later()
@@ -209,7 +222,9 @@ class HistoryIndex:
                 tools=tuple(tools),
                 work=work,
             )
-            turn = prepare(said, self._ids)
+            from history.prepare import prepare
+
+            turn = prepare(said, self._ids.mask())
             if asked_at is None:
                 turn = self._keeping_asked_at(turn)
             with self._write_lock:
@@ -234,6 +249,8 @@ class HistoryIndex:
         """Store many turns in one transaction (an import). Turns of forgotten sessions are
         skipped unless `include_forgotten`, which also lifts their tombstones. Never raises:
         turns that could not be prepared or written are counted as `failed`."""
+        from history.prepare import RecordCounts, as_turn, prepare
+
         if not self.writable:
             failed = sum(1 for _ in turns)
             log.warning("%d turns not recorded: %s", failed, READ_ONLY)
@@ -242,7 +259,7 @@ class HistoryIndex:
         failed = 0
         for item in turns:
             try:
-                prepared.append(prepare(as_turn(item), self._ids))
+                prepared.append(prepare(as_turn(item), self._ids.mask()))
             except Exception as exc:
                 shown = self._shown_id(item.turn_id)
                 log.warning("turn %s not recorded: %s", shown, type(exc).__name__)
@@ -286,13 +303,19 @@ class HistoryIndex:
         True when the search had to be cut short (every word very common): the best of the
         newest matching turns, which may differ from the best of all.
         """
+        found = self._search(query, project, days, k)
+        if not found or not self._rescan_pending():
+            return found
+        return SearchResults([masked_turn(hit) for hit in found], found.approximate)
+
+    def _search(self, query: str, project: str | None, days: int | None, k: int) -> SearchResults:
         if k < 1:
             raise ValueError("k must be at least 1")
         since = _since(days)
         query_terms = terms(query)
         if not query_terms:
             return SearchResults()
-        scope = self._ids.project(project) if project is not None else None
+        scope = self._ids.scope(project) if project is not None else None
         policy, now = self._repository.retention(), datetime.now(UTC)
         if not policy:
             return self._repository.search(query_terms, scope, since, k)
@@ -307,7 +330,7 @@ class HistoryIndex:
         return SearchResults(kept[:k], found.approximate)
 
     def count(self, project: str | None = None) -> int:
-        return self._repository.count(self._ids.project(project) if project is not None else None)
+        return self._repository.count(self._ids.scope(project) if project is not None else None)
 
     def forget_session(self, session_id: str, by: str = LOCAL_ACTOR) -> int:
         """Forget a conversation: its turns leave search results and the database file's bytes,
@@ -338,7 +361,7 @@ class HistoryIndex:
 
     def session_ids(self, project: str | None = None) -> list[str]:
         """The conversations recorded (in `project`, or in every project)."""
-        scope = self._ids.project(project) if project is not None else None
+        scope = self._ids.scope(project) if project is not None else None
         return self._repository.session_ids(scope)
 
     def forget_project(self, project: str, by: str = LOCAL_ACTOR) -> int:
@@ -363,16 +386,19 @@ class HistoryIndex:
         the one turn whose id starts so. Raises AmbiguousTurnId when several do."""
         if not _storable(str(turn_id)):
             return None  # no stored id holds a NUL or a lone surrogate
-        found = self._repository.turn(self._ids.id(str(turn_id)))
+        found = self._repository.turn(str(turn_id))
+        masked = self._ids.masked_id(str(turn_id)) if found is None else None
+        if masked is not None:
+            found = self._repository.turn(masked)
         if found is None and prefix:
             start = str(turn_id).removesuffix("…")
             ids = self.turn_ids_by_prefix(start, COUNTED_CANDIDATES + 1)
             if len(ids) > 1:
                 raise AmbiguousTurnId(start, ids[:CANDIDATES_SHOWN], len(ids))
             found = self._repository.turn(ids[0]) if ids else None
-        if found is None or not self._past_retention([found]):
-            return found
-        return None
+        if found is None or self._past_retention([found]):
+            return None
+        return masked_turn(found) if self._rescan_pending() else found
 
     def turn_ids_by_prefix(self, prefix: str, limit: int = CANDIDATES_SHOWN) -> list[str]:
         """Up to `limit` ids, in order, of the turns whose id (as search shows it) starts with
@@ -389,10 +415,15 @@ class HistoryIndex:
         it; empty when the conversation does not hold it."""
         if radius < 0:
             raise ValueError("radius must be 0 or more")
-        stored_around = self._ids.id(str(around)) if around is not None else None
-        turns = self._repository.conversation(self._ids.id(str(session_id)), stored_around, radius)
+        turns = self._repository.conversation(str(session_id), around, radius)
+        if not turns:  # perhaps stored masked: the ids held a secret
+            stored_around = self._ids.id(str(around)) if around is not None else None
+            stored = self._ids.id(str(session_id))
+            if (stored, stored_around) != (session_id, around):
+                turns = self._repository.conversation(stored, stored_around, radius)
         past = self._past_retention(turns)
-        return [turn for turn in turns if turn.turn_id not in past]
+        kept = [turn for turn in turns if turn.turn_id not in past]
+        return [masked_turn(turn) for turn in kept] if self._rescan_pending() else kept
 
     def _past_retention(self, turns: Sequence[Turn]) -> set[str]:
         """The ids of those turns past their project's retention."""
@@ -455,7 +486,43 @@ class HistoryIndex:
         return due
 
     def _owes_upkeep(self) -> bool:
-        return self._owes() or self._retention_due()
+        return self._owes() or self._retention_due() or self._rescan_due()
+
+    def _rescan_due(self) -> bool:
+        """Turns stored under older secret rules are left to re-scan (any process's upkeep
+        does it, in steps: history/store/rescan.py)."""
+        try:
+            return self.writable and self._maintenance.rescan_due()
+        except Exception as exc:
+            log.warning("checking for turns to re-scan failed: %s", type(exc).__name__)
+            return False
+
+    def _rescan_pending(self) -> bool:
+        """Stored turns may still hold what the current secret rules mask: what is read is
+        masked on the way out until the re-scan is done (history/masking.py)."""
+        try:
+            return self._maintenance.rescan_pending()
+        except Exception as exc:
+            log.warning("checking for turns to re-scan failed: %s", type(exc).__name__)
+            return True
+
+    def rescan(self, progress: Callable[[int, int], None] | None = None) -> Rescanned:
+        """Re-scan now every turn stored under older secret rules than this version's, mask
+        what the current rules catch, and scrub the old text out of the storage as a forget
+        does. `progress(scanned, total)` after each step. Raises ReadOnlyHistory."""
+        self._refuse_if_read_only()
+        total = self._maintenance.rescan_left()
+        scanned = masked = 0
+        while True:
+            step = self._maintenance.rescan_step(self._write_lock)
+            scanned, masked = scanned + step.scanned, masked + step.masked
+            if progress is not None:
+                progress(scanned, max(total, scanned))
+            if not step.more:
+                break
+        self._purge(masked)
+        self._upkeep.wrote()
+        return Rescanned(scanned, masked, scrubbed=not self._owes())
 
     def conversations(
         self,
@@ -471,8 +538,9 @@ class HistoryIndex:
             raise ValueError("limit must be at least 1")
         since = _since(days)
         key = paging.decode(before) if before is not None else None
-        scope = self._ids.project(project) if project is not None else None
-        return self._repository.conversations(scope, since, limit, key)
+        scope = self._ids.scope(project) if project is not None else None
+        found = self._repository.conversations(scope, since, limit, key)
+        return [masked_summary(one) for one in found] if self._rescan_pending() else found
 
     def projects(self) -> list[ProjectSummary]:
         """Every project with turns recorded, the one with the latest turn first."""
@@ -481,12 +549,15 @@ class HistoryIndex:
     def file_candidates(self, path: str, project: str | None) -> list[Candidate]:
         """The turns (of `project`, or of every one) whose recorded files may name `path`, by
         its words, newest first: history.blame keeps the exact."""
-        scope = self._ids.project(project) if project is not None else None
+        scope = self._ids.scope(project) if project is not None else None
         return self._repository.file_candidates(path, scope)
 
     def turns_by_row(self, ids: Sequence[int]) -> dict[int, Turn]:
         """The whole turns of the rows `file_candidates` gave (a forgotten one is not there)."""
-        return self._repository.turns_by_row(ids)
+        found = self._repository.turns_by_row(ids)
+        if not self._rescan_pending():
+            return found
+        return {row: masked_turn(turn) for row, turn in found.items()}
 
     def _upkeep_step(self, pages: int) -> bool:
         """A step of the store's upkeep (a forget's owed work first, any process's: see

@@ -11,3 +11,10 @@ MAX_DAYS = 36_500
 # How many characters a query may hold: the HTTP service's `q`, and a query `recall search -`
 # reads from stdin (a longer one is refused, not cut).
 MAX_QUERY_CHARS = 10_000
+# What is stored of a turn: longer text is cut before it is stored (excerpts never need more);
+# a turn's work (its commands, failures and added lines) is kept to its first part, what a search
+# for an error or a command needs, a quarter of an answer's bound.
+MAX_TEXT_CHARS = 64_000
+MAX_WORK_CHARS = 16_000
+MAX_PATHS = 1_000
+MAX_PATH_CHARS = 1_000

@@ -19,8 +19,8 @@ from history.access import (
     new_key,
     split_key,
 )
-from history.redaction.ids import IdMask
 from history.store.access import AccessRecords, KeyNameTaken
+from history.stored_forms import StoredForms
 
 log = logging.getLogger(__name__)
 
@@ -28,7 +28,7 @@ __all__ = ["KeyNameTaken", "Members"]
 
 
 class Members:
-    def __init__(self, records: AccessRecords, ids: IdMask) -> None:
+    def __init__(self, records: AccessRecords, ids: StoredForms) -> None:
         self._records, self._ids = records, ids
 
     def add(

@@ -16,16 +16,10 @@ from operator import attrgetter
 from typing import Any, Protocol
 
 from history.domain import TURN_FIELDS, Turn, turn_field_type
+from history.limits import MAX_PATH_CHARS, MAX_PATHS, MAX_TEXT_CHARS, MAX_WORK_CHARS
 from history.redaction import redact
 from history.redaction.ids import IdMask
 
-# Longer text is cut before it is stored; excerpts never need more.
-MAX_TEXT_CHARS = 64_000
-# A turn's work (its commands, failures and added lines) is kept to its first part: what a
-# search for an error or a command needs, a quarter of an answer's bound.
-MAX_WORK_CHARS = 16_000
-MAX_PATHS = 1_000
-MAX_PATH_CHARS = 1_000
 # Past the cut, the text a rule may still need to see a secret whole (a value is at most 500
 # characters, a URL's password about 1,000).
 REDACTION_MARGIN = 2_000

@@ -27,6 +27,8 @@ EXACT_FORM_BONUS = 0.5
 
 
 def idf(rows: int, rows_with_term: int) -> float:
+    # The two counts are read apart: a writer in between can make a word's count pass the rows'.
+    rows_with_term = min(rows_with_term, rows)
     value = math.log((rows - rows_with_term + 0.5) / (rows_with_term + 0.5))
     return value if value > 0 else 1e-6
 

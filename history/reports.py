@@ -35,6 +35,8 @@ class Stats:
     # Live turns a forget made wait beside the file (SQLite's spool), not yet in the counts.
     spooled: int = 0
     retention: RetentionPolicy = field(default_factory=RetentionPolicy)
+    # Turns stored under older secret rules, not yet re-scanned under the current ones.
+    rescan_left: int = 0
     # What a quick check of the storage found damaged (empty when sound), and that said in the
     # language asked for: the counts above may leave out what sits on damaged pages.
     damaged_pages: tuple[str, ...] = ()
@@ -49,6 +51,17 @@ class DamagedDatabase(Exception):
         super().__init__(reason)
         self.reason = reason
         self.hint = hint
+
+
+@dataclass(frozen=True)
+class Rescanned:
+    """What a re-scan under the current secret rules did: turns read, turns whose text it
+    masked, and whether their old text is scrubbed from the storage yet (a reader of an older
+    snapshot may hold that back: it stays owed)."""
+
+    scanned: int = 0
+    masked: int = 0
+    scrubbed: bool = True
 
 
 @dataclass

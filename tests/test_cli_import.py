@@ -102,7 +102,12 @@ def test_default_places_and_nothing_found(
 
 @pytest.mark.parametrize(
     "args",
-    [("import", "windsurf"), ("import", "codex", "/no/such/place"), ("import",), ("hook", "codex")],
+    [
+        ("import", "windsurf"),
+        ("import", "codex", "/no/such/place"),
+        ("import",),
+        ("hook", "windsurf"),
+    ],
 )
 def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str], args: tuple[str, ...]) -> None:
     code, out, err = recall(capsys, *args)

@@ -22,6 +22,12 @@ from history import HistoryIndex
 # What none of the short commands needs: the service, the MCP SDK, the migrations' engine.
 SERVICE = ("fastapi", "starlette", "uvicorn", "pydantic", "mcp", "alembic", "history.api")
 STORAGE = ("sqlalchemy", "history.index", "history.store", "history.redaction")
+# What reading the index does not need: the redaction rules (only recording redacts), the
+# importers, blame, and the tools a command does not answer with.
+RECORDING = ("history.redaction", "history.prepare", "history.importers")
+OTHER_TOOLS = ("history.blame", "history.tools.recall_file", "rich")
+# The tables are SQLAlchemy Core's (history/store/models.py): no command loads the ORM.
+ORM = ("sqlalchemy.orm", "sqlalchemy.ext")
 
 DRIVER = """
 import json, sys
@@ -78,7 +84,26 @@ def test_version_imports_neither_the_index_nor_the_service(home: Path) -> None:
 def test_search_imports_the_index_and_not_the_service_or_the_importers(home: Path) -> None:
     modules = loaded(home, "search", "login", "--everywhere")
     assert "history.index" in modules  # it did search
-    assert under(modules, (*SERVICE, "history.importers", "rich")) == []
+    assert under(modules, SERVICE + RECORDING + OTHER_TOOLS + ORM) == []
+
+
+def test_search_of_a_project_reads_its_key_without_the_redaction_rules(home: Path) -> None:
+    modules = loaded(home, "search", "login", "--project", str(home), "--json")
+    assert "history.stored_forms" in modules  # it did look the project up
+    assert under(modules, SERVICE + RECORDING + OTHER_TOOLS + ORM) == []
+
+
+def test_search_of_a_project_with_no_turns_reads_no_redaction_rules_either(home: Path) -> None:
+    """No stored key is a masked one: the project's masked key would find nothing either."""
+    modules = loaded(home, "search", "login", "--project", str(home / "elsewhere"))
+    assert "history.stored_forms" in modules
+    assert under(modules, SERVICE + RECORDING + OTHER_TOOLS + ORM) == []
+
+
+def test_show_opens_a_turn_without_the_redaction_rules_or_the_service(home: Path) -> None:
+    modules = loaded(home, "show", "t1")
+    assert "history.index" in modules
+    assert under(modules, SERVICE + RECORDING + OTHER_TOOLS + ORM) == []
 
 
 def test_hook_imports_neither_the_service_nor_the_migrations(home: Path) -> None:
@@ -95,7 +120,7 @@ def test_hook_imports_neither_the_service_nor_the_migrations(home: Path) -> None
     hook = json.dumps({"transcript_path": str(transcript), "hook_event_name": "Stop"})
     modules = loaded(home, "hook", "claude-code", stdin=hook)
     assert "history.importers.claude_code" in modules  # it did import the turn
-    assert under(modules, (*SERVICE, "rich")) == []
+    assert under(modules, (*SERVICE, *ORM, "rich", "http.client", "history.remote.client")) == []
 
 
 def test_a_command_that_names_no_command_still_lists_every_command(

@@ -77,13 +77,13 @@ def fill(path: Path) -> None:
     index.close()
 
 
-def kill_mid_forget(home: Path) -> None:
+def kill_mid_forget(home: Path, forget: str = f"index.forget_project({PROJECT!r})") -> None:
     forgetting = python(
         f"""
         from history import history_for
         index = history_for()
         print("forgetting", flush=True)
-        index.forget_project({PROJECT!r})
+        {forget}
         print("done", flush=True)
         """,
         home,
@@ -124,6 +124,25 @@ def test_counts_leave_out_the_turns_a_killed_forget_still_hides(tmp_path: Path) 
     assert stats.sessions == 20
     with TestClient(create_app(reader)) as client:
         assert client.get("/healthz").json()["turns"] == 20
+    reader.close()
+
+
+def test_the_projects_list_leaves_out_the_conversations_a_killed_forget_still_hides(
+    tmp_path: Path,
+) -> None:
+    fill(tmp_path / "history.db")
+    # Every conversation of the project but the last (of 100 turns) is being forgotten.
+    kill_mid_forget(tmp_path, "index.forget_sessions([f's-{n}' for n in range(49)])")
+
+    reader = HistoryIndex.open(f"sqlite:///file:{tmp_path / 'history.db'}?mode=ro&uri=true")
+    assert reader.purge_pending, "the killed forget left nothing owed"
+    assert reader.count(PROJECT) == 100
+    listed = {p.project: (p.turns, p.conversations) for p in reader.projects()}
+    assert listed == {PROJECT: (100, 1), KEPT: (20, 20)}
+    with TestClient(create_app(reader)) as client:
+        shown = client.get("/api/code/projects").json()["projects"]
+        assert {p["project"]: p["turns"] for p in shown} == {PROJECT: 100, KEPT: 20}
+        assert client.get("/healthz").json()["turns"] == 120
     reader.close()
 
 

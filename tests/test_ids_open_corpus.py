@@ -26,7 +26,7 @@ from history.query import words
 from history.tools.recall_turn import RecallTurnTool
 from tests.corpus import CORPUS
 
-AGENTS = ("claude-code", "codex", "aider")
+AGENTS = ("claude-code", "codex", "aider", "gemini")
 PRINTED = re.compile(r"^\[\d+\] .*? · turn (.+?) · conversation ", re.MULTILINE)
 
 
@@ -37,7 +37,7 @@ def recall(capsys: pytest.CaptureFixture[str], home: Path, *args: str) -> tuple[
 
 @pytest.fixture
 def imported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[Path, list[Turn]]:
-    """A home holding every real transcript of the three agents, imported as a person would,
+    """A home holding every real transcript of the four agents, imported as a person would,
     and every turn it holds."""
     home = tmp_path / "home"
     for agent in AGENTS:

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.serving import recall_serve
 
@@ -78,6 +79,7 @@ def test_a_stranger_is_refused_before_the_body_is_sent(tmp_path: Path) -> None:
 STALLED_CONNECTIONS = 50
 
 
+@pytest.mark.timing_sensitive
 def test_stalled_and_idle_connections_are_closed_within_a_bound(tmp_path: Path) -> None:
     args = ("--read-timeout", "1", "--keep-alive", "1")
     with recall_serve(tmp_path / "home", *args) as server:
@@ -104,6 +106,7 @@ def test_stalled_and_idle_connections_are_closed_within_a_bound(tmp_path: Path) 
         assert not any("Traceback" in line for line in server.lines), server.lines
 
 
+@pytest.mark.timing_sensitive
 def test_workers_say_where_they_listen_log_requests_and_close_stalled_connections(
     tmp_path: Path,
 ) -> None:

@@ -18,6 +18,7 @@ from hypothesis.stateful import Bundle, RuleBasedStateMachine, invariant, rule
 from history import ConversationSummary, HistoryIndex, ProjectSummary, Turn
 from history.store.sqlite import fts
 from tests.engines import engine_of
+from tests.templates import migrated_copy
 
 WORDS = ["login", "cache", "parser", "deploy", "schema", "token", "router", "widget"]
 PROJECTS = ["/proj/a", "/proj/b", "/proj/c"]
@@ -48,7 +49,8 @@ class HistoryMachine(RuleBasedStateMachine):
         self.patch = pytest.MonkeyPatch()
         if not self.full_text:
             self.patch.setattr(fts, "fts5_available", lambda conn: False)
-        self.index = HistoryIndex.open(Path(self.tmp) / "history.db")
+        new_file = migrated_copy(Path(self.tmp) / "history.db", full_text=self.full_text)
+        self.index = HistoryIndex.open(new_file)
         # turn_id -> what was recorded, in the order turns were first stored (as rowids are)
         self.model: dict[str, Recorded] = {}
         self.forgotten: set[str] = set()

@@ -17,6 +17,7 @@ from history import HistoryIndex
 from history.importers.base import ImportedTurn
 from history.store.sqlite import summaries as summaries_sql
 from tests.engines import engine_of
+from tests.templates import migrated_copy
 from tests.turns import raw_turn
 
 START = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
@@ -54,8 +55,8 @@ def test_bulk_writes_leave_the_summaries_single_writes_leave(
     written: list[list[ImportedTurn]],
 ) -> None:
     with tempfile.TemporaryDirectory() as home:
-        bulk = HistoryIndex.open(Path(home) / "bulk.db")
-        single = HistoryIndex.open(Path(home) / "single.db")
+        bulk = HistoryIndex.open(migrated_copy(Path(home) / "bulk.db"))
+        single = HistoryIndex.open(migrated_copy(Path(home) / "single.db"))
         for batch in written:
             bulk.record_many(batch)
             one_at_a_time(single, batch)

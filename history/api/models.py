@@ -14,7 +14,7 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 from pydantic_core import PydanticUndefined
 
 from history.domain import Hit, RecordOutcome, Turn, turn_field_type
-from history.prepare import MAX_PATHS, MAX_WORK_CHARS
+from history.limits import MAX_PATHS, MAX_WORK_CHARS
 from history.query import excerpt
 from history.tools.text import ANSWERED_MAX, ASKED_MAX
 

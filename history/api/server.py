@@ -19,11 +19,10 @@ import uvicorn
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.supervisors import Multiprocess
 
-from history import databases
 from history.api.app import create_app
 from history.api.connections import DeadlineH11Protocol, with_read_deadline
 from history.api.origin_guard import split_host
-from history.home import DATABASE_URL_VARIABLE
+from history.home import DATABASE_NAME, DATABASE_URL_VARIABLE, configured_url, resolve_home
 from history.index import HistoryIndex, history_for
 from history.serve_settings import KEEP_ALIVE_SECONDS, LOG_LEVELS, REQUEST_READ_SECONDS
 
@@ -55,9 +54,9 @@ def check_bind(host: str, port: int, token: str | None, open_without_token: bool
 
 
 def guarded_by_keys(home: str | None, database_url: str | None) -> bool:
-    """Whether the database holds members' keys, so that every request needs one. A database
-    not made yet holds none, and is not made by asking."""
-    if not databases.holds_history(home, database_url):
+    """Whether the database holds members' keys, so that every request needs one. A home
+    with no database yet holds none: it is not created only to be asked."""
+    if configured_url(database_url) is None and not (resolve_home(home) / DATABASE_NAME).exists():
         return False
     index = history_for(home, database_url)
     try:

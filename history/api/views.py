@@ -74,8 +74,16 @@ class ProjectOut(BaseModel):
     last_asked_at: datetime
 
 
+class RetentionOut(BaseModel):
+    project: str | None = Field(description="null: every project without a setting of its own")
+    days: int = Field(description="turns older than this are forgotten by the upkeep")
+
+
 class ProjectsOut(BaseModel):
     projects: list[ProjectOut] = Field(description="the one with the latest turn first")
+    retention: list[RetentionOut] = Field(
+        default_factory=list, description="the retention settings (none: kept until forgotten)"
+    )
 
 
 def _summary_out(summary: ConversationSummary) -> ConversationSummaryOut:
@@ -179,6 +187,14 @@ def router(index: HistoryIndex, route_class: type[APIRoute] = APIRoute) -> APIRo
     def list_projects(request: Request) -> ProjectsOut:
         access = access_of(request)
         seen = [summary for summary in index.projects() if access.sees(summary.project)]
-        return ProjectsOut(projects=[_project_out(summary) for summary in seen])
+        kept = index.retention().keep_days  # '' is every project's setting
+        return ProjectsOut(
+            projects=[_project_out(summary) for summary in seen],
+            retention=[
+                RetentionOut(project=project, days=days)
+                for project, days in kept.items()
+                if not project or access.sees(project)
+            ],
+        )
 
     return views

@@ -84,6 +84,10 @@ def cmd_stats(args: argparse.Namespace) -> int:
     rows.append(
         (_("retention"), "; ".join(kept) if kept else _("none: turns are kept until forgotten"))
     )
+    if stats.rescan_left:
+        from history.cli.rescan import left_to_rescan
+
+        rows.append((_("secret rules"), left_to_rescan(stats.rescan_left)))
     damaged = [(_("damaged"), said) for said in [_copies_said(about.damaged_copies)] if said]
     lines = _table([*rows, *damaged]).splitlines()
     print("\n".join(lines[: len(rows)]))
@@ -148,6 +152,10 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         return _delete_damaged(index)
     if args.recover:
         return _recover(index)
+    if args.rescan:
+        from history.cli.rescan import rescan
+
+        return rescan(index)
     if not index.writable and not args.check_only:
         print(_("Only checking, not repairing: {reason}.", reason=_(READ_ONLY)))
         args.check_only = True
@@ -290,6 +298,14 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:
         help=_(
             "copy what a damaged file still lets be read into a new history.db (stop recall "
             "serve first); the damaged file is kept as a damaged copy"
+        ),
+    )
+    what.add_argument(
+        "--rescan",
+        action="store_true",
+        help=_(
+            "re-scan now the turns stored under older secret rules, mask what the current "
+            "rules catch and scrub the old text from the database (the upkeep does it by itself)"
         ),
     )
     what.add_argument(

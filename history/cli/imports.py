@@ -23,6 +23,7 @@ from history.cli.remote_words import add_server_option, remote_sink
 from history.domain import READ_ONLY
 from history.importers import FORMATS, Places, TranscriptFormat, detect
 from history.importers.auto import AgentPlaces, survey
+from history.importers.hooks import HOOK_AGENTS
 from history.importers.run import ImportSummary, import_hook, import_transcripts
 
 AUTO = "auto"
@@ -132,9 +133,11 @@ def cmd_hook(args: argparse.Namespace) -> int:
     # Nothing may reach stdout, even from a library that prints: Claude Code would read it.
     with contextlib.redirect_stdout(sys.stderr):
         try:
+            # Codex's notify hands its JSON as the last argument; the others write it on stdin.
+            payload = args.payload if args.payload is not None else sys.stdin.read()
             sink = remote_sink(args, "hook")
             if sink is not None:  # a team's service: the local history is not opened
-                summary = import_hook(sink, sys.stdin.read())
+                summary = import_hook(sink, payload, args.agent)
                 return _hook_problems(summary)
             from history.index import history_for  # the index and its storage: local only
 
@@ -145,7 +148,7 @@ def cmd_hook(args: argparse.Namespace) -> int:
                     file=sys.stderr,
                 )
                 return OK
-            summary = import_hook(index, sys.stdin.read())
+            summary = import_hook(index, payload, args.agent)
         except Exception as error:  # a hook never breaks the agent's turn
             print(
                 _("recall hook: nothing imported ({error})", error=type(error).__name__),
@@ -207,14 +210,20 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:
     hook = commands.add_parser(
         "hook",
         parents=[common],
-        help=_("import the transcript a Claude Code hook names (reads the hook JSON on stdin)"),
+        help=_("import the transcript an agent's hook names (reads the hook JSON on stdin)"),
         description=_(
-            "Run from a Claude Code Stop hook: imports just that conversation's transcript, or "
-            "with --server (or $RECALL_SERVER) posts its new turns to a team's service. "
+            "Run from an agent's hook (Claude Code's Stop, Gemini CLI's AfterAgent, Cursor's "
+            "stop, Codex's notify): imports just that conversation's transcript, or with "
+            "--server (or $RECALL_SERVER) posts its new turns to a team's service. "
             "Prints nothing on stdout and always exits 0."
         ),
     )
-    hook.add_argument("agent", choices=["claude-code"], help=_("the agent calling the hook"))
+    hook.add_argument("agent", choices=HOOK_AGENTS, help=_("the agent calling the hook"))
+    hook.add_argument(
+        "payload",
+        nargs="?",
+        help=_("the hook's JSON, when the agent passes it as an argument (Codex's notify)"),
+    )
     add_server_option(hook)
     hook.set_defaults(run=cmd_hook)
 

@@ -65,9 +65,7 @@ def remote_sink(
     """The sink that posts to the service named, None when none is. An address that cannot be
     used is said on stderr, and turns wait in the outbox until it is fixed. `bounded`: each
     send takes at most the hook's time; `once`: a reason to wait is said when it changes."""
-    from history.remote.client import TIMEOUT_SECONDS, Client
     from history.remote.settings import BadAddress
-    from history.remote.sink import HOOK_REQUEST_SECONDS, HOOK_SECONDS, RemoteHistory
 
     try:
         service = service_of(args)
@@ -77,6 +75,10 @@ def remote_sink(
     else:
         if service is None:
             return None
+    # A hook into the local history never loads the HTTP client.
+    from history.remote.client import TIMEOUT_SECONDS, Client
+    from history.remote.sink import HOOK_REQUEST_SECONDS, HOOK_SECONDS, RemoteHistory
+
     home = resolve_home(args.home)
     ensure_private_dir(home)
     timeout = HOOK_REQUEST_SECONDS if bounded else TIMEOUT_SECONDS

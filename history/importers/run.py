@@ -261,22 +261,27 @@ class _Bar:
             self.progress.stop()
 
 
-def import_hook(index: TurnSink, stdin_text: str) -> ImportSummary | None:
-    """Import the one transcript a Claude Code hook names. Bad input: None and a log line."""
+def import_hook(
+    index: TurnSink, payload_text: str, agent: str = "claude-code", places: Places | None = None
+) -> ImportSummary | None:
+    """Import the one transcript an agent's hook names (history.importers.hooks: `agent` is one
+    of HOOK_AGENTS, `payload_text` the JSON it hands over). Bad input: None and a log line."""
+    from history.importers.hooks import hook_call
+
     try:
-        payload = json.loads(stdin_text)
+        payload = json.loads(payload_text)
     except ValueError:
         payload = None
-    path = payload.get("transcript_path") if isinstance(payload, dict) else None
-    if not isinstance(payload, dict) or not isinstance(path, str) or not path:
-        log.warning("hook input is not JSON naming a transcript_path; nothing imported")
+    if not isinstance(payload, dict):
+        log.warning("hook input is not a JSON object; nothing imported")
         return None
-    if not Path(path).expanduser().is_file():
-        log.warning("transcript %s not found; nothing imported", path)
+    call = hook_call(agent, payload, places or Places.here())
+    if call is None:
+        log.warning("the hook names no transcript that exists; nothing imported")
         return None
-    summary = ImportSummary(roots=[path])
+    summary = ImportSummary(roots=[str(call.transcript)])
     run = _Run(index, False, summary)
-    run.read(FORMATS["claude-code"], Path(path).expanduser(), hook=payload)
+    run.read(call.fmt, call.transcript, hook=call.facts)
     run.flush()
     return summary
 

@@ -1,7 +1,7 @@
 """A whole turn's text: every assistant text in order, and a log of the work the turn did.
 
 The answer is every text the assistant wrote between one prompt and the next, joined by a blank
-line. When it is longer than a turn's text may be (history.prepare.MAX_TEXT_CHARS), the first
+line. When it is longer than a turn's text may be (history.limits.MAX_TEXT_CHARS), the first
 and the last texts are kept whole (each within half the bound) and the texts between them are
 kept from the start until the bound, where a marker says how much was left out.
 
@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from history.prepare import MAX_TEXT_CHARS
+from history.limits import MAX_TEXT_CHARS
 
 COMMAND_CHARS = 500
 FAILURE_LINES = 5

@@ -24,8 +24,10 @@ from ahocorasick_rs import AhoCorasick, Implementation
 from history.redaction import assignments, context, cookies, spoken, tokens, wrapped
 from history.redaction.rule import Rule
 from history.redaction.scanning import Scans
+from history.rules_version import RULES_VERSION
 
-__all__ = ["KINDS", "RULES", "redact"]
+__all__ = ["KINDS", "RULES", "RULES_VERSION", "redact"]
+
 
 RULES: Final[tuple[Rule, ...]] = (
     *context.KEY_BLOCKS,

@@ -25,17 +25,16 @@ import os
 import secrets
 from pathlib import Path
 
+from history.home import id_key_path
 from history.projects import project_key
 from history.redaction import redact
+
+__all__ = ["IdMask", "id_key_path"]
 
 log = logging.getLogger(__name__)
 
 KEY_BYTES = 32
 TAG_CHARS = 12
-
-
-def id_key_path(database: Path) -> Path:
-    return database.with_name(database.stem + ".id-key")
 
 
 class IdMask:

@@ -9,8 +9,7 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
-from history.home import ensure_private_dir, resolve_home
-from history.redaction.ids import id_key_path
+from history.home import ensure_private_dir, id_key_path, resolve_home
 from history.store import migrations
 from history.store.access import AccessRecords, NoAccessRecords
 from history.store.maintenance import Maintenance

@@ -5,9 +5,18 @@ holds as many as asked, whatever the forget hides."""
 
 from __future__ import annotations
 
-from sqlalchemy import ColumnElement, SQLColumnExpression, exists, or_
+from sqlalchemy import (
+    ColumnElement,
+    Connection,
+    SQLColumnExpression,
+    and_,
+    exists,
+    func,
+    or_,
+    select,
+)
 
-from history.store.models import ForgetWork
+from history.store.models import Conversation, ForgetWork
 
 
 def being_forgotten(
@@ -26,3 +35,25 @@ def being_forgotten(
 def project_being_forgotten(project: SQLColumnExpression[str]) -> ColumnElement[bool]:
     """A forget of the whole project is under way."""
     return exists().where(ForgetWork.project == project, ForgetWork.asked_before.is_(None))
+
+
+def hidden_per_project(conn: Connection) -> dict[str, tuple[int, int]]:
+    """The turns and conversations each project's summary row still counts of the conversations
+    a forget under way (or cut short) hides: a list of projects subtracts them. Read from
+    `forget_work` (empty but during a forget), each listed conversation by its key."""
+    work = (
+        select(ForgetWork.session_id, ForgetWork.project)
+        .where(ForgetWork.asked_before.is_(None))
+        .distinct()
+        .subquery()
+    )
+    listed = and_(
+        work.c.session_id == Conversation.session_id,
+        or_(work.c.project.is_(None), work.c.project == Conversation.project),
+    )
+    found = (
+        select(Conversation.project, func.sum(Conversation.turns), func.count())
+        .join(work, listed)
+        .group_by(Conversation.project)
+    )
+    return {project: (int(turns), int(count)) for project, turns, count in conn.execute(found)}

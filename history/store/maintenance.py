@@ -12,6 +12,7 @@ from contextlib import AbstractContextManager
 from history.i18n import Messages
 from history.reports import About, DeletedCopies, DoctorReport, Recovered, Recovery, Stats
 from history.store.owed import ScrubState
+from history.store.rescan import Step
 
 # What is said of the store is worded in the CLI's messages (English by default).
 ENGLISH = Messages("cli")
@@ -50,6 +51,23 @@ class Maintenance(abc.ABC):
     @abc.abstractmethod
     def compact(self, said: Messages = ENGLISH) -> str:
         """Merge the whole full-text index now; what that did, in `said`'s words."""
+
+    def rescan_due(self) -> bool:
+        """Stored turns are left to re-scan under this process's secret rules (rescan.py)."""
+        return False
+
+    def rescan_pending(self) -> bool:
+        """Some stored turns may still hold what the current rules mask (no write: any
+        process, one that may only read too, asks it before showing turns)."""
+        return False
+
+    def rescan_step(self, writes: AbstractContextManager[object]) -> Step:
+        """Re-scan the next batch of those turns, holding `writes` while it writes them."""
+        return Step()
+
+    def rescan_left(self) -> int:
+        """How many stored turns are left to re-scan."""
+        return 0
 
     def delete_damaged(self) -> DeletedCopies | None:
         """Delete the damaged copies beside the file; None where there is no file of the home."""

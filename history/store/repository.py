@@ -134,6 +134,15 @@ class TurnRepository(abc.ABC):
     def projects(self) -> list[ProjectSummary]:
         """Every project, the one with the latest turn first."""
 
+    def holds_project(self, project: str) -> bool:
+        """Whether turns are stored under this project key (as given: history/stored_forms.py).
+        A store that cannot tell cheaply says no, and the key is masked as on recording."""
+        return False
+
+    def holds_masked_projects(self) -> bool:
+        """Whether a stored project key may be a masked one (one holding `redacted`)."""
+        return True
+
     @abc.abstractmethod
     def file_candidates(self, path: str, project: str | None) -> list[Candidate]:
         """The turns (of `project`, or of every one) whose recorded files may name `path`,

@@ -20,7 +20,7 @@ from sqlalchemy import (
 from sqlalchemy.exc import DBAPIError
 
 from history.retention import NEVER, RetentionPolicy
-from history.store import hiding
+from history.store import hiding, rescan
 from history.store.models import (
     Conversation,
     ForgetWork,
@@ -46,7 +46,8 @@ def load(conn: Connection) -> RetentionPolicy:
     """The settings and cutoffs; none on a file opened read-only before migration 0017."""
     try:
         settings = conn.execute(select(RetentionSetting.project, RetentionSetting.keep_days))
-        keep = {_project(key): int(days) for key, days in settings}
+        # The table also says which secret rules the stored turns follow (rescan.py).
+        keep = {_project(key): int(days) for key, days in settings if not rescan.reserved(key)}
         cutoffs = conn.execute(select(RetentionCutoff.project, RetentionCutoff.asked_before))
         before = {_project(key): when for key, when in cutoffs}
     except DBAPIError:

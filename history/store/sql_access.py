@@ -22,15 +22,16 @@ class SqlAccessRecords(AccessRecords):
 
     def add_key(self, key: StoredKey) -> None:
         projects = None if key.projects is None else json.dumps(sorted(key.projects))
-        row = AccessKeyRow(
-            key_id=key.key_id,
-            name=key.name,
-            salt=key.salt,
-            digest=key.digest,
-            rights=rights_text(key.rights),
-            projects=projects,
-            created_at=key.created_at,
-        )
+        row = {
+            "key_id": key.key_id,
+            "name": key.name,
+            "salt": key.salt,
+            "digest": key.digest,
+            "rights": rights_text(key.rights),
+            "projects": projects,
+            "created_at": key.created_at,
+            "revoked_at": None,
+        }
         try:
             with self._writer.begin() as conn:
                 taken = conn.execute(
@@ -38,7 +39,7 @@ class SqlAccessRecords(AccessRecords):
                 ).first()
                 if taken is not None:
                     raise KeyNameTaken(key.name)
-                conn.execute(insert(AccessKeyRow), [_values(row)])
+                conn.execute(insert(AccessKeyRow), [row])
         except IntegrityError as exc:  # another process added the name meanwhile
             raise KeyNameTaken(key.name) from exc
 
@@ -107,10 +108,6 @@ class SqlAccessRecords(AccessRecords):
                 )
                 for row in conn.execute(query)
             ]
-
-
-def _values(row: AccessKeyRow) -> dict[str, object]:
-    return {column.key: getattr(row, column.key) for column in AccessKeyRow.__table__.columns}
 
 
 def _stored(row: RowMapping) -> StoredKey:

@@ -160,6 +160,16 @@ class SqlTurnRepository(TurnRepository):
     def projects(self) -> list[domain.ProjectSummary]:
         return self._views.projects()
 
+    def holds_project(self, project: str) -> bool:
+        with self.engine.connect() as conn:
+            found = conn.execute(select(Project.project).where(Project.project == project))
+            return found.first() is not None
+
+    def holds_masked_projects(self) -> bool:
+        masked = select(Project.project).where(Project.project.contains("redacted")).limit(1)
+        with self.engine.connect() as conn:
+            return conn.execute(masked).first() is not None
+
     def file_candidates(self, path: str, project: str | None) -> list[Candidate]:
         return file_turns.candidates(self.engine, self.full_text, path, project)
 

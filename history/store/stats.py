@@ -1,11 +1,13 @@
 """What `recall stats` counts, on either SQL backend: turns per project, conversations, the
-time span, the retention settings. Each backend's maintenance adds its storage's size."""
+time span, the retention settings, the turns left to re-scan under new secret rules. Each
+backend's maintenance adds its storage's size."""
 
 from __future__ import annotations
 
 from sqlalchemy import Engine, func, select
 
 from history.reports import Stats
+from history.store import rescan
 from history.store import retention as stored_retention
 from history.store.models import Turn
 
@@ -30,6 +32,7 @@ def counts(engine: Engine) -> Stats:
             .group_by(Turn.project)
             .order_by(func.count().desc())
         ).all()
+        rescan_left = rescan.left(conn)
     return Stats(
         turns=turns,
         sessions=sessions,
@@ -37,4 +40,5 @@ def counts(engine: Engine) -> Stats:
         newest=newest,
         per_project={project: count for project, count in per_project},
         retention=policy,
+        rescan_left=rescan_left,
     )

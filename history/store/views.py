@@ -16,7 +16,7 @@ from sqlalchemy import BindParameter, Connection, Engine, bindparam, func, selec
 from history import domain
 from history.domain import EDITED_SHOWN, FIRST_ASKED_CHARS, first_asked
 from history.paging import PageKey
-from history.store.hiding import being_forgotten, project_being_forgotten
+from history.store.hiding import being_forgotten, hidden_per_project, project_being_forgotten
 from history.store.models import (
     TURN_COLUMNS,
     Conversation,
@@ -200,8 +200,17 @@ class SqlViews:
         ]
 
     def projects(self) -> list[domain.ProjectSummary]:
+        """Every project's summary, without the conversations a forget still hides."""
         with self.engine.connect() as conn:
-            return [domain.ProjectSummary(*row) for row in conn.execute(_PROJECTS)]
+            rows = conn.execute(_PROJECTS).all()
+            hidden = hidden_per_project(conn)
+        found = []
+        for project, turns, conversations, first_at, last_at in rows:
+            hidden_turns, hidden_conversations = hidden.get(project, (0, 0))
+            if turns > hidden_turns:
+                shown = (turns - hidden_turns, conversations - hidden_conversations)
+                found.append(domain.ProjectSummary(project, *shown, first_at, last_at))
+        return found
 
 
 def _next_prefix(prefix: str) -> str | None:

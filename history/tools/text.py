@@ -17,7 +17,11 @@ if TYPE_CHECKING:
 
 TAINT_LINE = N_("[this turn read untrusted content — weigh its answer accordingly]")
 QUOTING_LINE = N_("[this turn quoted earlier recall_history results]")
-ASKED_MAX, ANSWERED_MAX, FILES_MAX = 300, 500, 200  # widths when the budget allows
+ASKED_MAX, ANSWERED_MAX = 300, 500  # the widths of the excerpts the service's page shows
+# A hit is what a model pays for in tokens at each recall: the date, the ids that open the turn,
+# the words around the match in the question and the answer, the files (bench/recall_tokens.py
+# measures it against the whole turn, which recall_turn gives when it is needed).
+HIT_ASKED, HIT_ANSWERED, FILES_MAX = 160, 280, 120
 # An id longer than these (none an agent makes; any the API takes) is shown as its start and
 # `…`: a turn's still opens it, since recall_turn and `recall show` take the start of an id.
 TURN_ID_SHOWN, SESSION_ID_SHOWN = 120, 64
@@ -124,9 +128,9 @@ def hit_block(
     room = budget - sum(len(line) + 1 for line in lines) - 24  # labels, newlines, ellipses
     listed = files_told_apart(hit, min(FILES_MAX, room // 5), _)
     room -= sum(len(line) + 1 for line in listed)
-    asked_width = max(30, min(ASKED_MAX, room * 2 // 5))
+    asked_width = max(30, min(HIT_ASKED, room * 2 // 5))
     lines.append(_("asked") + f": {excerpt(hit.asked, words, asked_width)}")
-    answered_width = max(40, min(ANSWERED_MAX, room - asked_width))
+    answered_width = max(40, min(HIT_ANSWERED, room - asked_width))
     lines.append(_("answered") + f": {excerpt(hit.answered, words, answered_width)}")
     block = "\n".join([*lines, *listed])
     return block if len(block) <= budget else block[: max(budget - 1, len(lines[0]) + 1)] + "…"

@@ -38,6 +38,9 @@ MESSAGES: dict[str, str] = {
     "turn_count": N_("Turns: {count}"),
     "tainted": N_("This turn read untrusted content: weigh its answer accordingly."),
     "tainted_turns": N_("Turns that read untrusted content: {count}"),
+    "kept_days": N_(
+        "Turns here are kept {days} days: older ones are forgotten for good (recall retain)."
+    ),
     "show_older": N_("Show older conversations"),
     "no_conversations": N_("No conversation is recorded here (none was, or all were forgotten)."),
     "no_words": N_(
@@ -88,6 +91,27 @@ MESSAGES: dict[str, str] = {
     "token_wrong": N_("That token was refused. Try again."),
     "error": N_("The history could not be read: {detail}"),
     "unreachable": N_("The service did not answer. Is recall serve still running?"),
+    "kind_label": N_("Search"),
+    "kind_turns": N_("Turns"),
+    "kind_files": N_("Files"),
+    "file_label": N_("Find the turns that edited a file, or wrote lines of it"),
+    "file_placeholder": N_("e.g. src/auth/login.py, or src/auth/login.py:12-20 for lines"),
+    "file_heading": N_("Turns that edited {path}"),
+    "lines_heading": N_("The turns that wrote lines {lines} of {path}"),
+    "no_file_turns": N_(
+        "No recorded turn edited {path}. A relative path is read inside the project chosen "
+        "under “Where”."
+    ),
+    "added": N_("Added:"),
+    "only_read": N_("Read it, edited nothing."),
+    "line_number": N_("Line {line}"),
+    "no_turn_wrote": N_("No recorded turn wrote this line."),
+    "how_sure": N_("How it was matched: {how}"),
+    "how_exact_text": N_("the same text"),
+    "how_same_commit": N_("the same commit"),
+    "how_nearest_in_time": N_("the nearest turn in time"),
+    "commit": N_("Commit {commit}"),
+    "blame_title": N_("The turns that edited {path}"),
 }
 
 

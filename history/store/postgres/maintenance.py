@@ -4,10 +4,12 @@ doctor (doctor.py). A server's database leaves no damaged copies in the home."""
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
 
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine
+from sqlalchemy.dialects.postgresql import insert
 
 from history.i18n import Messages
 from history.reports import About, DoctorReport, Stats
@@ -16,6 +18,7 @@ from history.store.maintenance import ENGLISH, Maintenance
 from history.store.owed import ScrubState
 from history.store.postgres import doctor, upkeep
 from history.store.postgres.scrub import Scrub
+from history.store.rescan import Rescan, Step
 
 _SIZE = "SELECT pg_total_relation_size('turns') + pg_total_relation_size('forgotten_sessions')"
 
@@ -24,6 +27,7 @@ class PostgresMaintenance(Maintenance):
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self._scrub = Scrub(engine)
+        self._rescan = Rescan(engine, engine, insert, self._masking)
 
     def about(self) -> About:
         where = self.engine.url.render_as_string(hide_password=True)
@@ -41,11 +45,32 @@ class PostgresMaintenance(Maintenance):
         otherwise scan), else refresh the statistics (PostgreSQL checkpoints by itself)."""
         if self._scrub.pending() and not self._scrub.run():
             return "blocked"
+        if self._rescan.due():
+            self._rescan.paced_step(writes)
+            return "more"  # the scrub a masked turn owes comes next
         with writes:
             if upkeep.merge_pending(self.engine):
                 return "more"
         upkeep.analyze_if_stale(self.engine)
         return "done"
+
+    @contextmanager
+    def _masking(self, conn: Connection, turns: int) -> Iterator[None]:
+        """A turn masked anew leaves its old row dead: the rewrite a forget owes."""
+        yield
+        self._scrub.owed(conn)
+
+    def rescan_due(self) -> bool:
+        return self._rescan.due()
+
+    def rescan_pending(self) -> bool:
+        return self._rescan.pending()
+
+    def rescan_step(self, writes: AbstractContextManager[object]) -> Step:
+        return self._rescan.step(writes)
+
+    def rescan_left(self) -> int:
+        return self._rescan.left()
 
     def stats(self, said: Messages = ENGLISH) -> Stats:
         with self.engine.connect() as conn:

@@ -4,12 +4,13 @@ damaged copies a file leaves in the home (damaged.py, recovery.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
 from pathlib import Path
 
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine
+from sqlalchemy.dialects.sqlite import insert
 from sqlalchemy.exc import DatabaseError
 
 from history.i18n import Messages
@@ -25,11 +26,16 @@ from history.reports import (
 from history.store import stats
 from history.store.maintenance import ENGLISH, Maintenance
 from history.store.owed import ScrubState
+from history.store.rescan import Rescan, Step
 from history.store.sqlite import best_turns, damaged, doctor, fts, rank_extension, recovery
 from history.store.sqlite.engine import sqlite_path, writer
 from history.store.sqlite.forgetting.forget import Forgetting
 from history.store.sqlite.forgetting.spool import spool_file
 from history.upkeep import CALLER_STEP_PAGES
+
+# A step of a re-scan that masks more turns than this leaves their old words to the index's
+# rewrite (rescan.py).
+FEW_MASKED_AT_ONCE = 10
 
 
 class SqliteMaintenance(Maintenance):
@@ -40,6 +46,7 @@ class SqliteMaintenance(Maintenance):
         self._writer = writer(engine)
         self._best_turns = best_turns.Keeper()
         self._path = sqlite_path(engine.url.render_as_string(hide_password=False))
+        self._rescan = Rescan(engine, self._writer, insert, self._masking)
 
     def about(self) -> About:
         where = str(self._path) if self._path else self.engine.url.render_as_string()
@@ -54,13 +61,16 @@ class SqliteMaintenance(Maintenance):
         return self._forgetting.scrub(seconds)
 
     def step(self, pages: int, writes: AbstractContextManager[object]) -> ScrubState:
-        """A step of a forget's owed work (any process's), else merge some of the full-text
-        index or, with nothing left to merge, checkpoint. The merge waits for this process's
-        writes; the checkpoint lets them run."""
+        """A step of a forget's owed work (any process's), else of a re-scan under new secret
+        rules, else merge some of the full-text index or, with nothing left to merge,
+        checkpoint. The merge waits for this process's writes; the checkpoint lets them run."""
         if self._forgetting.owes():
             state = self._forgetting.step()
             if state != "done":
                 return state
+        if self._rescan.due():
+            self._rescan.paced_step(writes)
+            return "more"  # the scrub a masked turn owes comes next
         with writes:
             if self._merge(pages):
                 return "more"
@@ -82,6 +92,32 @@ class SqliteMaintenance(Maintenance):
             if not conn.connection.info.get(rank_extension.FUNCTION):
                 return False
             return self._best_turns.step(conn)
+
+    @contextmanager
+    def _masking(self, conn: Connection, turns: int) -> Iterator[None]:
+        """Turns masked anew owe what a forget of as many owes. A few at a time have FTS5's
+        secure-delete take their old words out of the index as they are written (a few ms a
+        turn); more are written with it off, and the scrub rewrites the index, as a large
+        forget's does."""
+        at_once = turns <= FEW_MASKED_AT_ONCE or not self._forgetting.secure_delete
+        if not at_once:
+            conn.exec_driver_sql(fts.secure_delete_statement(on=False))
+        yield
+        if not at_once:
+            conn.exec_driver_sql(fts.secure_delete_statement(on=True))
+        self._forgetting.owe_scrub(conn, at_once=at_once)
+
+    def rescan_due(self) -> bool:
+        return self._rescan.due()
+
+    def rescan_pending(self) -> bool:
+        return self._rescan.pending()
+
+    def rescan_step(self, writes: AbstractContextManager[object]) -> Step:
+        return self._rescan.step(writes)
+
+    def rescan_left(self) -> int:
+        return self._rescan.left()
 
     def stats(self, said: Messages = ENGLISH) -> Stats:
         try:

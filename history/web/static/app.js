@@ -17,6 +17,7 @@ const dateFormat = new Intl.DateTimeFormat(lang, { dateStyle: "medium", timeStyl
 const relativeFormat = new Intl.RelativeTimeFormat(lang, { numeric: "auto" });
 
 let projects = [];
+let retention = []; // the retention settings, as /api/code/projects gives them
 let generation = 0;
 let debounce = 0;
 let opened = ""; // the card last opened: focused again when its list comes back
@@ -117,6 +118,7 @@ function readUrl() {
     days: get("days"),
     open: get("open"),
     turn: get("turn"),
+    kind: get("kind") === "files" ? "files" : "",
   };
 }
 
@@ -198,20 +200,41 @@ function relativeTo(project, path) {
   return path.startsWith(prefix) ? path.slice(prefix.length) : path;
 }
 
-function fileLine(label, className, paths) {
+// `linkOf(path)`: a node standing for the path (a link), or null for the path as text.
+function fileLine(label, className, paths, linkOf = null) {
   if (!paths.length) return null;
-  const shown = paths.slice(0, FILES_SHOWN).join(", ");
+  const shown = [];
+  for (const path of paths.slice(0, FILES_SHOWN)) {
+    if (shown.length) shown.push(", ");
+    shown.push(linkOf ? linkOf(path) : path);
+  }
   const more = paths.length > FILES_SHOWN ? ` ${t("more_files", { count: paths.length - FILES_SHOWN })}` : "";
-  return element("p", `files ${className}`, element("b", "", label), `${shown}${more}`);
+  return element("p", `files ${className}`, element("b", "", label), ...shown, more);
 }
 
-// Edited and read files told apart: a file edited is not listed again as read.
-function filesOf(turn) {
+// A file's blame: the file search for `path` (relative to `project`, as the turn recorded it).
+function blameLink(path, project) {
+  const state = { q: path, project, days: "", open: "", turn: "", kind: "files" };
+  const link = element("a", "blame", path);
+  link.href = urlFor(state);
+  link.title = t("blame_title", { path });
+  link.addEventListener("click", (event) => {
+    if (event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
+    event.preventDefault();
+    go(state);
+  });
+  return link;
+}
+
+// Edited and read files told apart: a file edited is not listed again as read. With `linked`
+// (a turn shown whole), each edited file links to its blame.
+function filesOf(turn, linked = false) {
   const edited = [...new Set(turn.edited.map((path) => relativeTo(turn.project, path)))];
   const read = [...new Set(turn.files.map((path) => relativeTo(turn.project, path)))].filter(
     (path) => !edited.includes(path),
   );
-  return [fileLine(t("edited"), "edited", edited), fileLine(t("read"), "read", read)];
+  const linkOf = linked ? (path) => blameLink(path, turn.project) : null;
+  return [fileLine(t("edited"), "edited", edited, linkOf), fileLine(t("read"), "read", read)];
 }
 
 // "Turn: {id}" with the whole id in an element of its own, selected whole by one click.
@@ -306,6 +329,7 @@ function showNothing(text, action = null) {
 async function loadProjects() {
   const { body } = await api("/api/code/projects");
   projects = (body && body.projects) || [];
+  retention = (body && body.retention) || [];
   const select = $("project");
   const chosen = readUrl().project;
   const choices = [["", t("every_project")], ...projects.map((item) => [item.project, item.project])];
@@ -318,6 +342,16 @@ async function loadProjects() {
     }),
   );
   select.value = chosen;
+}
+
+// How long the turns of the project in view (or of every project) are kept: its own setting,
+// else the one for every project; nothing when they are kept until forgotten.
+function showRetention(project) {
+  const own = retention.find((setting) => setting.project === project);
+  const every = retention.find((setting) => setting.project === null);
+  const setting = (project && own) || every;
+  $("retention").textContent = setting ? t("kept_days", { days: setting.days }) : "";
+  $("retention").hidden = !setting;
 }
 
 function turnsIn(project) {
@@ -374,6 +408,86 @@ async function browse(state, mine, before = "") {
   };
 }
 
+// ---- a file: the turns that edited it, or the turn that wrote each of its lines ----
+
+const LINES = /^(.+):([1-9][0-9]{0,8}(?:-[1-9][0-9]{0,8})?)$/;
+
+function fileQuery(text) {
+  const found = text.trim().match(LINES);
+  return found ? { path: found[1], line: found[2] } : { path: text.trim(), line: "" };
+}
+
+function fileTurnCard(turn, state, className, ...details) {
+  const meta = element(
+    "p",
+    "meta",
+    when(turn.asked_at),
+    state.project ? null : element("span", "project", t("project", { project: turn.project })),
+    element("span", "conversation-id", t("conversation", { id: turn.session_id })),
+    turnId(turn.turn_id),
+  );
+  const link = openLink(
+    { ...state, open: turn.session_id, turn: turn.turn_id },
+    meta,
+    taintLine(turn),
+    element("p", "excerpt asked", element("b", "", t("asked")), clip(turn.asked, 300)),
+    ...details,
+  );
+  const card = element("li", `card ${className}`, link);
+  card.dataset.turn = turn.turn_id;
+  return card;
+}
+
+function addedLines(turn) {
+  if (!turn.edited) return [element("p", "only-read", t("only_read"))];
+  if (!turn.added.length) return [];
+  return [element("b", "", t("added")), element("pre", "added", turn.added.map((line) => `+ ${line}`).join("\n"))];
+}
+
+function lineCard(line, state) {
+  const head = element(
+    "p",
+    "line-head",
+    element("b", "", t("line_number", { line: line.line })),
+    " ",
+    element("code", "line-text", line.text),
+  );
+  if (!line.turn) {
+    const item = element("li", "card line-card unwritten", head, element("p", "nothing-wrote", t("no_turn_wrote")));
+    item.dataset.line = line.line;
+    return item;
+  }
+  const how = line.how.map((reason) => t(`how_${reason}`)).join(", ");
+  const card = fileTurnCard(
+    line.turn,
+    state,
+    "line-card",
+    element("p", "how", t("how_sure", { how })),
+    line.commit ? element("p", "commit", t("commit", { commit: line.commit.slice(0, 12) })) : null,
+  );
+  card.firstChild.prepend(head);
+  card.dataset.line = line.line;
+  return card;
+}
+
+async function fileSearch(state, mine) {
+  const { path, line } = fileQuery(state.q);
+  $("list-heading").textContent = line ? t("lines_heading", { lines: line, path }) : t("file_heading", { path });
+  const { status, body } = await api(
+    query("/api/code/files", { path, line, project: state.project, k: SEARCH_K }),
+  );
+  if (mine !== generation) return;
+  if (status === 404) return showNothing(t("error", { detail: detailOf(body) || status }));
+  if (line) {
+    $("results").replaceChildren(...body.lines.map((found) => lineCard(found, state)));
+    return;
+  }
+  if (!body.turns.length) return showNothing(t("no_file_turns", { path }));
+  $("results").replaceChildren(
+    ...body.turns.map((turn) => fileTurnCard(turn, state, "file-card", ...addedLines(turn))),
+  );
+}
+
 // ---- one conversation ----
 
 async function termsFor(q) {
@@ -407,7 +521,7 @@ function turnItem(turn, terms, isHit) {
     element("b", "", t("answered")),
     renderAnswer(turn.answered, terms),
     ...workOf(turn, terms),
-    ...filesOf(turn),
+    ...filesOf(turn, true),
   );
   item.dataset.turn = turn.turn_id;
   item.tabIndex = -1;
@@ -418,7 +532,7 @@ function turnItem(turn, terms, isHit) {
 async function showConversation(state, mine) {
   const [{ status, body }, terms] = await Promise.all([
     api(`/api/code/sessions/${encodeURIComponent(state.open)}`),
-    termsFor(state.q),
+    state.kind ? [] : termsFor(state.q),
   ]);
   if (mine !== generation) return;
   if (status === 404) {
@@ -505,6 +619,7 @@ async function render() {
   const state = readUrl();
   if (document.activeElement !== $("q") || restoreFocus) $("q").value = state.q; // not while typing
   setDays(state.days);
+  setKind(state.kind);
   $("forget-project").hidden = !state.project;
   $("nothing").hidden = true;
   $("more").hidden = true;
@@ -513,11 +628,13 @@ async function render() {
       await loadProjects();
     }
     $("project").value = state.project;
+    showRetention(state.project);
     if (state.open) return await showConversation(state, mine);
     $("conversation-view").hidden = true;
     $("list-view").hidden = false;
     $("results").replaceChildren();
-    if (state.q.trim()) await search(state, mine);
+    if (state.kind && state.q.trim()) await fileSearch(state, mine);
+    else if (state.q.trim()) await search(state, mine);
     else await browse(state, mine);
     if (mine === generation) focusOpened();
   } catch (error) {
@@ -542,8 +659,15 @@ function setDays(days) {
   select.value = days;
 }
 
+function setKind(kind) {
+  $(kind ? "kind-files" : "kind-turns").checked = true;
+  $("q-label").textContent = t(kind ? "file_label" : "search_label");
+  $("q").placeholder = t(kind ? "file_placeholder" : "search_placeholder");
+}
+
 function formState() {
-  return { ...readUrl(), q: $("q").value, project: $("project").value, days: $("days").value, open: "", turn: "" };
+  const kind = $("kind-files").checked ? "files" : "";
+  return { ...readUrl(), q: $("q").value, project: $("project").value, days: $("days").value, open: "", turn: "", kind };
 }
 
 // ---- keys: "/" to search, arrows and Enter through results, Esc back ----
@@ -587,7 +711,8 @@ function start() {
   document.title = t("title");
   $("heading").textContent = t("heading");
   for (const node of document.querySelectorAll("[data-text]")) node.textContent = t(node.dataset.text);
-  $("q").placeholder = t("search_placeholder");
+  $("kinds").setAttribute("aria-label", t("kind_label"));
+  setKind(readUrl().kind);
   const picker = $("language");
   for (const [code, name] of Object.entries(data.languages)) {
     const option = element("option", "", name);
@@ -614,6 +739,7 @@ function start() {
     debounce = setTimeout(() => go(formState(), true), DEBOUNCE_MS);
   });
   $("project").addEventListener("change", () => go(formState(), true));
+  for (const id of ["kind-turns", "kind-files"]) $(id).addEventListener("change", () => go(formState(), true));
   $("days").addEventListener("change", () => go(formState(), true));
   $("forget-project").addEventListener("click", forgetProject);
   $("back").addEventListener("click", () => leaveConversation(readUrl()));

@@ -73,11 +73,11 @@ class Forgetting:
             if doomed <= BULK_FORGET_TURNS:
                 removed = rows.delete_sessions(conn, session_ids, _tombstone, project)
                 if removed:
-                    self._owe_scrub(conn, at_once=True)
+                    self.owe_scrub(conn, at_once=True)
                 return removed
             rows.tombstone_sessions(conn, session_ids, _tombstone)
             owed.add_work(conn, [(session, project) for session in session_ids])
-            self._owe_scrub(conn, at_once=False)
+            self.owe_scrub(conn, at_once=False)
         self.finish_deleting()
         return doomed
 
@@ -93,13 +93,13 @@ class Forgetting:
             ids = list(conn.execute(select(Turn.id).where(*scope)).scalars())
             blanking.empty(conn, ids)  # before any goes: see blanking.py
             removed = int(conn.execute(delete(Turn).where(*scope)).rowcount)
-            self._owe_scrub(conn, at_once=True)
+            self.owe_scrub(conn, at_once=True)
             return removed
         owed.add_expiry(conn, stored_retention.conversations_before(conn, project, before), before)
-        self._owe_scrub(conn, at_once=False)
+        self.owe_scrub(conn, at_once=False)
         return doomed
 
-    def _owe_scrub(self, conn: Connection, at_once: bool) -> None:
+    def owe_scrub(self, conn: Connection, at_once: bool) -> None:
         """Turns deleted at once had FTS5's secure-delete scrub their words, where it is on;
         any other deletion leaves them in the index's segments, to be rewritten."""
         rewrite = self.full_text and not (at_once and self.secure_delete)

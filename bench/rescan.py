@@ -1,0 +1,150 @@
+"""A re-scan under new secret rules while another process records, on a copy of a recall file.
+
+    flock /tmp/recall-bench.lock .venv/bin/python -m bench.rescan --source PATH
+
+`PATH` is a recall database (`python -m bench.importer recall 100000 --db PATH`); it is copied,
+never changed. On the copy, one turn in `--every` gets a password in French words appended (a
+form an older version's rules missed) and the file forgets which rules its turns follow, as a
+file an older version wrote. Then, while a second process records one turn every `--interval`
+seconds (bench.large_forget's recorder), the steps of the re-scan run until none is left
+(`Maintenance.rescan_step`, what the upkeep and `recall doctor --rescan` run), then the scrub
+they owe. Measured: how long this process held its writers' lock in each step (BEGIN IMMEDIATE's
+wait and the commit included), the records' latencies, the totals, and the planted secrets left
+in the file's bytes afterwards. Baseline: the same turns read and redacted in one pass with no
+write at all (the floor of the re-scan's CPU).
+
+Prints JSON lines `{"metric", "impl", "value", "unit"}`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from bench.large_forget import Recorder, copy_to_disk, emit, percentile, report_records
+
+SECRET = "quokkarescan"
+
+
+class TimedLock:
+    """A writers' lock that keeps how long each hold lasted."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.holds: list[float] = []
+        self._began = 0.0
+
+    def __enter__(self) -> None:
+        self._lock.acquire()
+        self._began = time.monotonic()
+
+    def __exit__(self, *exc: object) -> None:
+        self.holds.append(time.monotonic() - self._began)
+        self._lock.release()
+
+
+def plant(db: Path, every: int) -> int:
+    """Append a secret the older rules missed to one turn in `every`; forget the rules' mark."""
+    import sqlean.dbapi2 as sqlean  # type: ignore[import-untyped]
+
+    from history import HistoryIndex
+    from history.query import index_text
+    from history.store.sqlite.fts import INDEX_TEXT_FUNCTION
+
+    index = HistoryIndex.open(db)  # migrates the copy
+    index.tidy()
+    index.close()
+    conn = sqlean.connect(str(db), isolation_level=None, timeout=5)
+    conn.create_function(INDEX_TEXT_FUNCTION, 1, index_text, deterministic=True)
+    conn.execute("BEGIN IMMEDIATE")
+    planted = conn.execute(
+        "UPDATE turns SET asked = asked || ' Mot de passe : ' || ? || id WHERE id % ? = 0",
+        (SECRET, every),
+    ).rowcount
+    conn.execute("DELETE FROM retention_settings WHERE project LIKE '(secret rules%'")
+    conn.execute("COMMIT")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    return int(planted)
+
+
+def recall_rescan(db: Path, interval: float) -> None:
+    from history import HistoryIndex
+
+    index = HistoryIndex.open(db)
+    index._upkeep.close()  # the steps run here, timed, not in the upkeep's thread
+    left = index.stats().rescan_left
+    recorder = Recorder(db, interval)
+    time.sleep(1)
+    lock = TimedLock()
+    scanned = masked = steps = 0
+    started = time.monotonic()
+    while True:
+        step = index._maintenance.rescan_step(lock)
+        scanned, masked, steps = scanned + step.scanned, masked + step.masked, steps + 1
+        if not step.more:
+            break
+    rescanned = time.monotonic()
+    scrubbed = index._maintenance.scrub(None)
+    done = time.monotonic()
+    time.sleep(1)
+    report = recorder.finish()
+    holds = [s * 1000 for s in lock.holds]
+    emit("rescan_left_before", "recall", left, "turns")
+    emit("rescanned", "recall", scanned, "turns")
+    emit("masked", "recall", masked, "turns")
+    emit("rescan_steps", "recall", steps, "steps")
+    emit("rescan_ms", "recall", (rescanned - started) * 1000, "ms")
+    emit("rescan_scrub_ms", "recall", (done - rescanned) * 1000, "ms")
+    emit("rescan_total_ms", "recall", (done - started) * 1000, "ms")
+    emit("scrub_done", "recall", float(scrubbed == "done"), "bool")
+    emit("write_lock_hold_p50", "recall", percentile(holds, 0.5), "ms")
+    emit("write_lock_hold_p99", "recall", percentile(holds, 0.99), "ms")
+    emit("write_lock_hold_max", "recall", max(holds, default=0.0), "ms")
+    report_records("recall", "", report)
+    emit("rescan_left_after", "recall", index.stats().rescan_left, "turns")
+    index.close()
+    raw = b"".join(p.read_bytes() for p in db.parent.glob(f"{db.name}*") if p.is_file())
+    emit("secrets_left_in_bytes", "recall", raw.count(SECRET.encode()), "occurrences")
+
+
+def baseline_redact(db: Path) -> None:
+    """Every stored text read and redacted once, nothing written."""
+    import sqlean.dbapi2 as sqlean
+
+    from history.redaction import redact
+
+    conn = sqlean.connect(str(db))
+    started = time.monotonic()
+    changed = scanned = 0
+    for row in conn.execute("SELECT asked, answered, work, files, edited, tools FROM turns"):
+        scanned += 1
+        changed += any(redact(text) != text for text in row)
+    emit("rescanned", "baseline", scanned, "turns")
+    emit("masked", "baseline", changed, "turns")
+    emit("rescan_total_ms", "baseline", (time.monotonic() - started) * 1000, "ms")
+    conn.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--source", type=Path, required=True, help="a recall database to copy")
+    parser.add_argument("--every", type=int, default=100, help="one turn in EVERY gets a secret")
+    parser.add_argument("--interval", type=float, default=0.2, help="seconds between records")
+    parser.add_argument("--work", type=Path, help="where the copy goes (default: a temp dir)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(dir=args.work) as work:
+        copy = Path(work) / "rescan.db"
+        copy_to_disk(args.source, copy)
+        planted = plant(copy, args.every)
+        print(json.dumps({"meta": {"source": str(args.source), "planted": planted}}))
+        baseline_redact(copy)
+        recall_rescan(copy, args.interval)
+
+
+if __name__ == "__main__":
+    main()

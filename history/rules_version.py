@@ -1,0 +1,12 @@
+"""The version of the secret rules (history/redaction), in a module of its own so that what
+only compares versions (the re-scan's bookkeeping, opened by every process) does not load the
+rules themselves.
+
+Raised whenever a rule is added or changed so that it masks more: the turns already stored are
+then re-scanned under the new rules by the upkeep and `recall doctor --rescan`
+(history/store/rescan.py). 3: the third round's rules (secrets people paste, in ten languages).
+"""
+
+from typing import Final
+
+RULES_VERSION: Final = 3

@@ -1,0 +1,271 @@
+"""Stored text follows the secret rules: when the rules grow (history.redaction.RULES_VERSION),
+the turns stored before are re-scanned under the new ones, in steps, on either SQL backend.
+
+The database says which rules its turns were scanned under, in the settings table of migration
+0017 (`retention_settings`): a row keyed VERSION_KEY holds the version (none: before any was
+kept, every turn is re-scanned), and while a re-scan is under way a row keyed by `_through_key`
+holds the last row id it reached, so that any process carries it on where another stopped. A
+project's key is always an absolute path (history.projects), so neither key can be one.
+
+A step reads a batch of turns without a lock and masks them; only the turns whose text changed
+are written, under the write lock for at most WRITE_SECONDS and the commit (what is left waits
+for the next step, unread again), each only if it still holds what was read (a turn recorded
+again meanwhile was masked by its own record). The step that masks owes the scrub a forget of
+as many turns would (history/store/owed.py), in the backend's terms (its `masking`): the scrub
+then takes the old text out of the full-text index, the freed pages and the log.
+
+Ids, session ids and projects are not re-scanned: they key the turns and their conversations.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Connection, Engine, Row, delete, func, select, update
+from sqlalchemy.exc import DBAPIError
+
+from history.domain import turn_fields_of_type
+from history.limits import MAX_PATH_CHARS, MAX_TEXT_CHARS, MAX_WORK_CHARS
+from history.rules_version import RULES_VERSION
+from history.store.models import RetentionSetting, Turn
+from history.store.rows import names_json
+
+VERSION_KEY = "(secret rules version)"
+_THROUGH_PREFIX = "(secret rules re-scanned through"
+# A step masks turns read for about SCAN_SECONDS (no lock held), then holds the write lock for
+# about WRITE_SECONDS and the commit (what it could not write in that time, the next step does).
+SCAN_SECONDS, WRITE_SECONDS = 0.05, 0.02
+FIRST_BATCH, LEAST_BATCH, MOST_BATCH = 100, 10, 5_000
+
+_NAMES = tuple(sorted(turn_fields_of_type(tuple[str, ...])))
+_TEXTS = {"asked": MAX_TEXT_CHARS, "answered": MAX_TEXT_CHARS, "work": MAX_WORK_CHARS}
+_COLUMNS = (Turn.id, *(getattr(Turn, name) for name in (*_TEXTS, *_NAMES)))
+
+
+def _through_key() -> str:
+    """The key of the re-scan's progress under the current rules: another version's progress
+    (a newer process stopped mid-way) says nothing of these rules."""
+    return f"{_THROUGH_PREFIX} under {RULES_VERSION})"
+
+
+def reserved(key: str) -> bool:
+    """A row of the settings table that is this module's, not a retention setting."""
+    return key == VERSION_KEY or key.startswith(_THROUGH_PREFIX)
+
+
+@dataclass(frozen=True)
+class Step:
+    """What a step did: turns read and turns masked; `more` while turns are left to read."""
+
+    scanned: int = 0
+    masked: int = 0
+    more: bool = False
+
+
+def _state(conn: Connection) -> tuple[int, int] | None:
+    """The rules version the stored turns follow (0: none kept) and the last row id re-scanned
+    under the current rules; None when the table is missing (a file opened read-only before
+    migration 0017, which nothing here could write)."""
+    keys = (VERSION_KEY, _through_key())
+    found = select(RetentionSetting.project, RetentionSetting.keep_days).where(
+        RetentionSetting.project.in_(keys)
+    )
+    try:
+        values = {key: int(value) for key, value in conn.execute(found)}
+    except DBAPIError:
+        conn.rollback()
+        return None
+    return values.get(VERSION_KEY, 0), values.get(_through_key(), 0)
+
+
+def due(conn: Connection) -> bool:
+    """Turns stored under older rules than this process's are left to re-scan."""
+    state = _state(conn)
+    return state is not None and state[0] < RULES_VERSION
+
+
+def left(conn: Connection) -> int:
+    """How many turns are left to re-scan under the current rules."""
+    state = _state(conn)
+    if state is None or state[0] >= RULES_VERSION:
+        return 0
+    counted = select(func.count()).select_from(Turn).where(Turn.id > state[1])
+    return int(conn.execute(counted).scalar_one())
+
+
+def _masked(row: Row[Any]) -> dict[str, str] | None:
+    """The row's text fields the current rules mask differently; None when none."""
+    from history.redaction import redact  # only a process that re-scans loads the rules
+
+    changed: dict[str, str] = {}
+    for name, limit in _TEXTS.items():
+        stored = getattr(row, name)
+        clean = redact(stored)[:limit]
+        if clean != stored:
+            changed[name] = clean
+    for name in _NAMES:
+        stored = getattr(row, name)
+        names = json.loads(stored) if stored else []
+        clean_names = [redact(str(item))[:MAX_PATH_CHARS] for item in names]
+        if clean_names != names:
+            kept = [item for item in dict.fromkeys(clean_names) if item]
+            changed[name] = names_json(tuple(kept))
+    return changed or None
+
+
+Change = tuple[Row[Any], dict[str, str]]
+
+
+@dataclass(frozen=True)
+class _Read:
+    """Turns read and masked past row id `after` (`ids`, in order) whose masked text is not all
+    written yet: the next step writes the rest without reading and masking them again."""
+
+    after: int
+    ids: list[int]
+    changes: list[Change]
+
+
+class Rescan:
+    """The re-scan of one store. `masking(conn, count)` is the backend's part around writing
+    `count` masked turns, in the caller's transaction: it owes the scrub a forget of as many
+    turns owes there, and may make the writes cheaper meanwhile. `insert` is the dialect's."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        writer: Engine,
+        insert: Callable[[Any], Any],
+        masking: Callable[[Connection, int], AbstractContextManager[None]],
+    ) -> None:
+        self._engine = engine
+        self._writer = writer
+        self._insert = insert
+        self._masking = masking
+        self._batch = FIRST_BATCH
+        self._read: _Read | None = None
+        self._settled = False  # seen at this process's version or newer: never due again here
+
+    def due(self) -> bool:
+        """Turns are left to re-scan. A store that holds no turn yet follows the current rules:
+        it says so at once (a file made now, then filled by an import, is never re-scanned)."""
+        if self._settled:
+            return False
+        with self._engine.connect() as conn:
+            found = due(conn)
+            empty = found and conn.execute(select(Turn.id).limit(1)).first() is None
+        if empty:
+            try:
+                with self._writer.begin() as conn:
+                    self._finish(conn)
+            except DBAPIError:
+                return True  # another writer holds the lock: a step says so later
+            found = False
+        self._settled = not found
+        return found
+
+    def pending(self) -> bool:
+        """Some stored turns may still hold what the current rules mask (a read: a process
+        that may only read asks it too)."""
+        if self._settled:
+            return False
+        with self._engine.connect() as conn:
+            found = due(conn)
+        self._settled = not found
+        return found
+
+    def left(self) -> int:
+        with self._engine.connect() as conn:
+            return left(conn)
+
+    def step(self, writes: AbstractContextManager[object]) -> Step:
+        """Re-scan the next batch of turns (`writes`: this process's writers' lock, held with
+        the database's while the masked turns are written)."""
+        with self._engine.connect() as conn:
+            state = _state(conn)
+            if state is None or state[0] >= RULES_VERSION:
+                self._settled = True
+                return Step()
+            read = self._read if self._read and self._read.after == state[1] else None
+            if read is None:
+                read = self._read_next(conn, state[1])
+        with writes, self._writer.begin() as conn:
+            if not read.ids:
+                self._finish(conn)
+                self._settled = True
+                return Step()
+            reached, masked, rest = self._write(conn, read.ids[-1], read.changes)
+            self._keep(conn, _through_key(), reached)
+        left_ids = read.ids[bisect.bisect_right(read.ids, reached) :]
+        self._read = _Read(reached, left_ids, rest) if rest else None
+        scanned = len(read.ids) - len(left_ids)
+        return Step(scanned=scanned, masked=masked, more=True)
+
+    def paced_step(self, writes: AbstractContextManager[object]) -> Step:
+        """A step as the upkeep takes it: then as long idle, so that a process serving searches
+        (and holding Python's one lock while it masks) spends at most half its time on it."""
+        began = time.monotonic()
+        done = self.step(writes)
+        if done.more:
+            time.sleep(time.monotonic() - began)
+        return done
+
+    def _read_next(self, conn: Connection, after: int) -> _Read:
+        found = conn.execute(
+            select(*_COLUMNS).where(Turn.id > after).order_by(Turn.id).limit(self._batch)
+        ).all()
+        began = time.monotonic()
+        changes = [(row, values) for row in found if (values := _masked(row)) is not None]
+        self._adapt(time.monotonic() - began)
+        return _Read(after, [row.id for row in found], changes)
+
+    def _write(
+        self, conn: Connection, last: int, changes: list[Change]
+    ) -> tuple[int, int, list[Change]]:
+        """Write the masked turns for at most WRITE_SECONDS: the row id reached, how many were
+        masked (a turn rewritten since it was read is left as its record made it), and the
+        changes left for the next step."""
+        if not changes:
+            return last, 0, []
+        began, masked, longest = time.monotonic(), 0, 0.0
+        with self._masking(conn, len(changes)):
+            for done, (row, values) in enumerate(changes):
+                # The next write may take as long as the longest so far, and the commit as long.
+                if done and time.monotonic() - began + 2 * longest > WRITE_SECONDS:
+                    return row.id - 1, masked, changes[done:]
+                unchanged = [column == getattr(row, column.key) for column in _COLUMNS[1:]]
+                statement = update(Turn).where(Turn.id == row.id, *unchanged).values(**values)
+                wrote = time.monotonic()
+                masked += conn.execute(statement).rowcount
+                longest = max(longest, time.monotonic() - wrote)
+        return last, masked, []
+
+    def _finish(self, conn: Connection) -> None:
+        """Every turn follows the current rules: say so, and drop every re-scan's progress."""
+        progress = RetentionSetting.project.like(f"{_THROUGH_PREFIX}%")
+        conn.execute(delete(RetentionSetting).where(progress))
+        self._keep(conn, VERSION_KEY, RULES_VERSION)
+
+    def _keep(self, conn: Connection, key: str, value: int) -> None:
+        statement = self._insert(RetentionSetting)
+        conn.execute(
+            statement.on_conflict_do_update(
+                index_elements=[RetentionSetting.project],
+                set_={
+                    "keep_days": statement.excluded.keep_days,
+                    "set_at": statement.excluded.set_at,
+                },
+            ),
+            {"project": key, "keep_days": value, "set_at": datetime.now(UTC)},
+        )
+
+    def _adapt(self, elapsed: float) -> None:
+        scale = min(2.0, max(0.25, SCAN_SECONDS / max(elapsed, 1e-4)))
+        self._batch = min(MOST_BATCH, max(LEAST_BATCH, int(self._batch * scale)))
