@@ -18,6 +18,7 @@ import json
 import statistics
 import tempfile
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 from fastapi.testclient import TestClient
@@ -25,6 +26,7 @@ from fastapi.testclient import TestClient
 from history import HistoryIndex
 from history.access import LOCAL_ACTOR, Right
 from history.api import create_app
+from history.domain import Turn
 
 PROJECTS = ("/bench/shop", "/bench/bank")
 QUERY = {"q": "login limiter", "project": PROJECTS[0]}
@@ -34,13 +36,18 @@ def filled(target: str, turns: int) -> HistoryIndex:
     index = HistoryIndex.open(target)
     index.record_many(
         [
-            {
-                "turn_id": f"t{n}",
-                "session_id": f"s{n // 20}",
-                "project": PROJECTS[n % 2],
-                "asked": f"why does the login limiter {n} refuse after {n % 7} tries",
-                "answered": f"the window is {n % 13} minutes in src/limits_{n % 50}.py",
-            }
+            Turn(
+                turn_id=f"t{n}",
+                session_id=f"s{n // 20}",
+                project=PROJECTS[n % 2],
+                asked_at=datetime.now(UTC),
+                tainted=False,
+                asked=f"why does the login limiter {n} refuse after {n % 7} tries",
+                answered=f"the window is {n % 13} minutes in src/limits_{n % 50}.py",
+                files=(),
+                edited=(),
+                tools=(),
+            )
             for n in range(turns)
         ]
     )

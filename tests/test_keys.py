@@ -5,6 +5,7 @@ right, and only salted digests in the database. On SQLite and on PostgreSQL."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -142,11 +143,16 @@ def test_a_key_limited_to_a_project_sees_and_changes_only_it(
 
     found = get(HISTORY, q="login", project=SHOP).json()["hits"]
     assert {hit["turn_id"] for hit in found} == {"shop-1", "shop-2"}
+    # Naming no project, it is narrowed to its one.
+    assert {hit["turn_id"] for hit in get(HISTORY, q="login").json()["hits"]} == {
+        "shop-1",
+        "shop-2",
+    }
+    listed = get("/api/code/sessions").json()["sessions"]
+    assert [(s["session_id"], s["project"]) for s in listed] == [("s-shop", SHOP)]
     for refused in (
-        get(HISTORY, q="login"),  # every project: it must name its own
         get(HISTORY, q="login", project=BANK),
         get(HISTORY, q="login", workspace=BANK),  # the former name of the parameter
-        get("/api/code/sessions"),
         get("/api/code/sessions", project=BANK),
         get("/api/code/files", path="src/a.py", project=BANK),
         client.post(TURNS, json=turn("bank-2", "s-bank", BANK), headers=shop),
@@ -163,6 +169,19 @@ def test_a_key_limited_to_a_project_sees_and_changes_only_it(
     assert client.post(TURNS, json=turn("shop-3", "s-shop", SHOP), headers=shop).status_code == 201
     assert client.delete("/api/code/sessions/s-shop", headers=shop).json()["forgotten"] == 3
     assert seeded.search("login", BANK, None, 5)  # the other project is untouched
+
+
+def test_a_key_of_several_projects_must_name_one_where_a_request_could_span_them(
+    seeded: HistoryIndex, client: TestClient
+) -> None:
+    both = add(seeded, "two-teams", "read", SHOP, "/w/zoo")
+    for path in (HISTORY, "/api/code/sessions"):
+        refused = client.get(path, params={"q": "login"}, headers=both)
+        assert refused.status_code == 403 and "`project`" in refused.json()["detail"]
+    named = client.get(HISTORY, params={"q": "login", "project": SHOP}, headers=both)
+    assert len(named.json()["hits"]) == 2
+    projects = client.get("/api/code/projects", headers=both).json()["projects"]
+    assert [p["project"] for p in projects] == [SHOP]
 
 
 def test_a_conversation_spanning_another_project_cannot_be_forgotten_by_a_limited_key(
@@ -201,3 +220,7 @@ def test_the_database_holds_only_salted_digests(
         assert key not in stored and key.split("_", 2)[2] not in stored
     salts = {row[2] for row in rows}
     assert len(salts) == 2  # a salt of its own for each key
+    if backend == "sqlite":  # nor anywhere in the file's bytes, its log included
+        held = b"".join(path.read_bytes() for path in Path(database_url).parent.glob("history.db*"))
+        for key in keys:
+            assert key.split("_", 2)[2].encode() not in held

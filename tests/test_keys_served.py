@@ -1,6 +1,6 @@
 """Members' keys at a real `recall serve`: the hook's client (history/remote) sends RECALL_KEY
 as a bearer key and the service takes it; a key revoked by `recall keys revoke`, another
-process, is refused at its very next request."""
+process, is refused at its very next request. On SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import pytest
+
 from history import HistoryIndex
 from history.remote.client import Client, Verdict
 from history.remote.settings import configured_service
@@ -18,10 +20,15 @@ from tests.serving import recall_serve
 
 RECALL = [sys.executable, "-m", "history.cli"]
 
+pytestmark = pytest.mark.both_backends
 
-def recall(home: Path, *words: str) -> subprocess.CompletedProcess[str]:
+
+def recall(home: Path, url: str, *words: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [*RECALL, "--home", str(home), *words], capture_output=True, text=True, timeout=60
+        [*RECALL, "--home", str(home), "--database-url", url, *words],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 
@@ -45,14 +52,14 @@ def body(turn_id: str) -> bytes:
     return json.dumps(turn).encode()
 
 
-def test_keys_at_a_real_service_from_adding_to_revoking(tmp_path: Path) -> None:
+def test_keys_at_a_real_service_from_adding_to_revoking(tmp_path: Path, database_url: str) -> None:
     home = tmp_path / "team"
-    HistoryIndex.open(home / "history.db").close()
-    added = recall(home, "keys", "add", "laptop", "--can", "read,record")
+    HistoryIndex.open(database_url).close()
+    added = recall(home, database_url, "keys", "add", "laptop", "--can", "read,record")
     assert added.returncode == 0, added.stderr
     laptop = added.stdout.strip()
-    reader = recall(home, "keys", "add", "dashboard", "--can", "read").stdout.strip()
-    with recall_serve(home) as server:
+    reader = recall(home, database_url, "keys", "add", "dashboard", "--can", "read").stdout.strip()
+    with recall_serve(home, "--database-url", database_url) as server:
         assert "member's key" in server.serving
         search = f"{server.base}/api/code/history?q=limiter&project=/w/shop"
         sent = Client(configured_service(server.base, {"RECALL_KEY": laptop})).post_turn(body("t1"))
@@ -63,7 +70,7 @@ def test_keys_at_a_real_service_from_adding_to_revoking(tmp_path: Path) -> None:
         assert refused.status == 403 and refused.key_refused and "record" in refused.reason
         assert status(search) == 401
         assert status(search, reader) == 200
-        revoked = recall(home, "keys", "revoke", "dashboard")
+        revoked = recall(home, database_url, "keys", "revoke", "dashboard")
         assert revoked.returncode == 0, revoked.stderr
         assert status(search, reader) == 401
         assert status(search, laptop) == 200

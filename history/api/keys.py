@@ -11,7 +11,8 @@ stops at its next request, in every worker.
 
 The right a request needs follows from its method and path: GET reads (`/api/admin/*` needs
 `admin`), POST records, DELETE forgets. A key limited to projects must name one of them in
-`project` where a request may span projects (search, the list of conversations, files); what
+`project` where a request may span projects (search, the list of conversations, files), and one
+limited to a single project is narrowed to it when it names none; what
 a request names by id (a turn, a conversation) is checked by its endpoint (`access_of`).
 """
 
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import json
 import logging
+from urllib.parse import urlencode
 
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers, QueryParams
@@ -105,7 +107,7 @@ class KeyGate:
         refusal = self._refusal(access, scope, language)
         if refusal is not None:
             return await respond(send, 403, refusal)
-        await self._let_in(access, scope, receive, send)
+        await self._let_in(access, _in_its_one_project(access, scope), receive, send)
 
     async def _let_in(self, access: Access, scope: Scope, receive: Receive, send: Send) -> None:
         await self.app({**scope, GATED: access}, receive, send)
@@ -125,16 +127,30 @@ class KeyGate:
             for name in PROJECT_PARAMETERS
             for value in QueryParams(scope.get("query_string", b"")).getlist(name)
         ]
-        if not named and scope["path"] in SPANNING_PATHS:
+        several = len(access.projects) > 1
+        if not named and several and scope["path"] in SPANNING_PATHS:
             return say(NAME_A_PROJECT).format(projects=projects)
         for value in named:
             try:
                 stored = self.index.members.project(value)
-            except ValueError:
+            except (ValueError, OSError):  # no project: the endpoint's 422 if let in
                 stored = ""
             if not access.sees(stored):
                 return say(OUTSIDE_PROJECTS).format(projects=projects)
         return None
+
+
+def _in_its_one_project(access: Access, scope: Scope) -> Scope:
+    """A request of a key limited to one project that could span every project, narrowed to
+    that project (the page and an agent need not name it)."""
+    if access.projects is None or len(access.projects) != 1 or scope["path"] not in SPANNING_PATHS:
+        return scope
+    query = QueryParams(scope.get("query_string", b""))
+    if any(name in query for name in PROJECT_PARAMETERS):
+        return scope
+    (project,) = access.projects
+    narrowed = urlencode([*query.multi_items(), ("project", project)]).encode("latin-1")
+    return {**scope, "query_string": narrowed}
 
 
 def refused_project(access: Access, language: str) -> str:
