@@ -224,3 +224,25 @@ def test_the_database_holds_only_salted_digests(
         held = b"".join(path.read_bytes() for path in Path(database_url).parent.glob("history.db*"))
         for key in keys:
             assert key.split("_", 2)[2].encode() not in held
+
+
+def test_a_limited_key_is_told_of_no_turn_id_of_another_project_a_prefix_starts(
+    seeded: HistoryIndex, client: TestClient
+) -> None:
+    for turn_id, session, project in [
+        ("prefix00-shop", "s-shop", SHOP),
+        ("prefix00-bank-1", "s-bank", BANK),
+        ("prefix00-bank-2", "s-bank", BANK),
+    ]:
+        assert seeded.record(**turn(turn_id, session, project))
+    shop = add(seeded, "shop-team", "read", SHOP)
+    bank = add(seeded, "bank-team", "read", BANK)
+    admin = add(seeded, "admin", "read")
+    assert client.get(f"{TURNS}/prefix00", headers=admin).json()["count"] == 3
+    # The one turn of its project that the prefix starts opens; the others are not there.
+    opened = client.get(f"{TURNS}/prefix00", headers=shop)
+    assert opened.status_code == 200 and opened.json()["turn_id"] == "prefix00-shop"
+    several = client.get(f"{TURNS}/prefix00", headers=bank)
+    assert several.status_code == 409
+    assert several.json()["candidates"] == ["prefix00-bank-1", "prefix00-bank-2"]
+    assert several.json()["count"] == 2

@@ -16,6 +16,7 @@ from fastapi.routing import APIRoute
 from pydantic import BaseModel, Field
 
 from history import paging
+from history.access import Access
 from history.api.keys import access_of
 from history.api.languages import language_of, say_language, translated
 from history.api.models import ErrorOut, Id, TurnOut, Workspace
@@ -111,21 +112,16 @@ def router(index: HistoryIndex, route_class: type[APIRoute] = APIRoute) -> APIRo
         summary="A turn in full, by its id or the start of it (8 characters or more)",
     )
     def read_turn(turn_id: Annotated[Id, PathParam()], request: Request) -> Any:
+        access = access_of(request)
         try:
             turn = index.turn(turn_id, prefix=True)
         except AmbiguousTurnId as several:
-            language = language_of(request.headers)
-            ambiguous = AmbiguousOut(
-                detail=translated(NOT_UNIQUE, language),
-                candidates=several.candidates,
-                count=several.count,
-                counted=several.counted,
-            )
-            response = JSONResponse(ambiguous.model_dump(), status_code=409)
-            say_language(response, language)
-            return response
+            seen = _seen_candidates(index, access, several)
+            if len(seen.candidates) > 1:
+                return _ambiguous(seen, request)
+            turn = index.turn(seen.candidates[0]) if seen.candidates else None
         # A turn of a project the key may not see is, for it, not there.
-        if turn is None or not access_of(request).sees(turn.project):
+        if turn is None or not access.sees(turn.project):
             raise HTTPException(404, NO_TURN)
         return TurnOut(**asdict(turn))
 
@@ -198,3 +194,32 @@ def router(index: HistoryIndex, route_class: type[APIRoute] = APIRoute) -> APIRo
         )
 
     return views
+
+
+def _seen_candidates(
+    index: HistoryIndex, access: Access, several: AmbiguousTurnId
+) -> AmbiguousTurnId:
+    """The ids a prefix starts that a key limited to projects may know of: the turns of other
+    projects are not there for it (a prefix they alone shared opens its one turn)."""
+    if access.projects is None:
+        return several
+    seen = [one for one in several.candidates if _sees_turn(index, access, one)]
+    return AmbiguousTurnId(several.prefix, seen, len(seen))
+
+
+def _sees_turn(index: HistoryIndex, access: Access, turn_id: str) -> bool:
+    turn = index.turn(turn_id)
+    return turn is not None and access.sees(turn.project)
+
+
+def _ambiguous(several: AmbiguousTurnId, request: Request) -> JSONResponse:
+    language = language_of(request.headers)
+    ambiguous = AmbiguousOut(
+        detail=translated(NOT_UNIQUE, language),
+        candidates=several.candidates,
+        count=several.count,
+        counted=several.counted,
+    )
+    response = JSONResponse(ambiguous.model_dump(), status_code=409)
+    say_language(response, language)
+    return response
