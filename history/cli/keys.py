@@ -97,11 +97,10 @@ def cmd_keys_list(args: argparse.Namespace) -> int:
         print(_("no key: the service needs none (or only RECALL_TOKEN)"), file=sys.stderr)
         return NOTHING
     for key in keys:
-        state = (
-            _("revoked {when}", when=f"{key.revoked_at:%Y-%m-%d %H:%M}")
-            if key.revoked_at is not None
-            else _("added {when}", when=f"{key.created_at:%Y-%m-%d %H:%M}")
-        )
+        if key.revoked_at is not None:
+            state = _("revoked {when}", when=key.revoked_at.strftime("%Y-%m-%d %H:%M"))
+        else:
+            state = _("added {when}", when=key.created_at.strftime("%Y-%m-%d %H:%M"))
         print(
             f"{key.name}\trk_{key.key_id}_…\t{rights_text(key.rights)}\t{_projects(key)}\t{state}"
         )
