@@ -1,9 +1,9 @@
 """From a file, or a line of it, to the turns that wrote it: what every face of `blame` shows.
 
 `file_turns`: the turns that edited the file (and, asked, those that only read it), newest
-first, each with the lines its edits of the file added (a turn's work records the lines an edit
-added, not those it removed). `line_origins`: for each line of the file as it is now, the turn
-that wrote it, and how sure that is:
+first, each with the lines its edits of the file added and those they removed (where the agent's
+log says). `line_origins`: for each line of the file as it is now, the turn that wrote it, and
+how sure that is:
 
 - "exact text": the line, whitespace-trimmed, is one an edit of the file added (the latest
   such turn wins; in git, the latest before the commit that last changed the line);
@@ -43,6 +43,7 @@ class FileTurn:
     name: str  # the file's name as this turn recorded it
     edited: bool
     added: tuple[str, ...]  # the lines its edits of the file added, in order
+    removed: tuple[str, ...] = ()  # the lines they removed, where the agent's log says
 
 
 @dataclass(frozen=True)
@@ -106,8 +107,8 @@ def file_turns(
         if row not in turns:
             continue  # forgotten since
         name, edited = found[row]
-        added = _added(turns[row], set(target.names) | absolute) if edited else ()
-        kept.append(FileTurn(turns[row], name, edited, added))
+        added, removed = _changes(turns[row], set(target.names) | absolute) if edited else ((), ())
+        kept.append(FileTurn(turns[row], name, edited, added, removed))
     return kept
 
 
@@ -125,16 +126,19 @@ def _recorded(
     return None
 
 
-def _added(turn: Turn, names: set[str]) -> tuple[str, ...]:
+def _changes(turn: Turn, names: set[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The lines the turn's edits of the file added, and those they removed."""
     # Imported when a blame runs: every tool's import (a `recall search`) would load the
     # importers otherwise (tests/test_cold_start.py).
     from history.importers.whole import edits
 
-    lines: list[str] = []
+    added: list[str] = []
+    removed: list[str] = []
     for edit in edits(turn.work):
         if blame_paths.recorded_as(edit.path, turn.project) in names:
-            lines.extend(edit.added)
-    return tuple(lines)
+            added.extend(edit.added)
+            removed.extend(edit.removed)
+    return tuple(added), tuple(removed)
 
 
 def _same_text(line: str, added: str) -> bool:

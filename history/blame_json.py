@@ -9,8 +9,9 @@ from history.blame import FileTurn, LineOrigin
 from history.blame_paths import Target
 from history.domain import first_asked
 
-# A turn's work records the lines an edit added, never those it removed: said in every answer.
-REMOVED_LINES_RECORDED = False
+# A turn's work records the lines an edit added, and those it removed where the agent's log
+# says (turns imported before removed lines were kept have none until imported again).
+REMOVED_LINES_RECORDED = True
 
 
 def _file(target: Target) -> dict[str, Any]:
@@ -34,6 +35,7 @@ def turn(found: FileTurn) -> dict[str, Any]:
         "name": found.name,
         "edited": found.edited,
         "added": list(found.added),
+        "removed": list(found.removed),
     }
 
 

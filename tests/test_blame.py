@@ -59,10 +59,11 @@ def edit(
     hours: float,
     asked: str,
     session: str | None = None,
+    removed: Sequence[str] = (),
 ) -> None:
     work = WorkLog()
     work.ran("pytest -q")
-    work.edit(LOGIN, list(added))
+    work.edit(LOGIN, list(added), list(removed))
     assert index.record(
         turn_id=turn_id,
         session_id=session or f"conv-{turn_id}",
@@ -88,7 +89,8 @@ def shop(tmp_path: Path, index: HistoryIndex) -> Path:
     edit(index, "t1", repo, ["def login(user):", "    return check(user)"], 3, "Add login\nplease")
     commit(repo, {LOGIN: "# shop auth\ndef login(user):\n    return check(user)\n"}, at(2.9), "1")
     strict = "    return check(user, strict=True)"
-    edit(index, "t2", repo, ["def login(user):", strict], 2, "Make login strict")
+    was = ["    return check(user)"]
+    edit(index, "t2", repo, ["def login(user):", strict], 2, "Make login strict", removed=was)
     two = f"# shop auth\ndef login(user):\n{strict}\nLOGIN_TIMEOUT = 30\n"
     commit(repo, {LOGIN: two}, at(1.9), "2")
     commit(repo, {LOGIN: two + "DEBUG = False\n"}, at(1), "3")
@@ -116,16 +118,18 @@ def shop(tmp_path: Path, index: HistoryIndex) -> Path:
     return repo
 
 
-def test_a_file_gives_the_turns_that_edited_it_newest_first_with_their_added_lines(
+def test_a_file_gives_the_turns_that_edited_it_newest_first_with_their_added_and_removed_lines(
     shop: Path, index: HistoryIndex, capsys: pytest.CaptureFixture[str], database_url: str
 ) -> None:
     code, out, _ = recall(capsys, "--database-url", database_url, "blame", str(shop / LOGIN))
     assert code == 0
     assert "2 turns edited src/auth/login.py" in out
-    assert "not those they removed" in out
     assert out.index("turn t2") < out.index("turn t1")
     assert "asked: Add login" in out and "please" not in out
     assert "+     return check(user)" in out
+    # t2's edit, as a diff: the line it removed, then those it added.
+    t2 = out[out.index("turn t2") : out.index("turn t1")]
+    assert t2.index("-     return check(user)\n") < t2.index("+     return check(user, strict")
     assert "r1" not in out and "other" not in out  # read only; another project's file
 
 
@@ -156,7 +160,9 @@ def test_a_path_relative_to_the_current_directory_inside_the_project(
     assert found["path"] == LOGIN and found["project"] == str(shop)
     assert [turn["turn_id"] for turn in found["turns"]] == ["t2", "t1"]
     assert found["turns"][1]["added"] == ["def login(user):", "    return check(user)"]
-    assert found["removed_lines_recorded"] is False
+    assert found["turns"][0]["removed"] == ["    return check(user)"]
+    assert found["turns"][1]["removed"] == []
+    assert found["removed_lines_recorded"] is True
 
 
 def test_a_file_no_turn_touched_exits_1_and_says_so(

@@ -79,7 +79,8 @@ def test_the_route_answers_a_file_its_lines_and_bad_input(
     assert found.status_code == 200
     body = found.json()
     assert [turn["turn_id"] for turn in body["turns"]] == ["t2", "t1"]
-    assert body["removed_lines_recorded"] is False
+    assert body["removed_lines_recorded"] is True
+    assert body["turns"][0]["removed"] == ["    return check(user)"]
     lines = client.get(
         "/api/code/files", params={"path": LOGIN, "project": str(shop), "line": "1-2"}
     )

@@ -25,7 +25,7 @@ from history.importers.whole import (
     WorkLog,
     edits,
     join_answers,
-    patch_additions,
+    patch_changes,
 )
 from history.prepare import MAX_TEXT_CHARS
 from tests.corpus import CORPUS
@@ -506,18 +506,21 @@ def test_join_answers_stays_within_its_bound(texts: list[str], limit: int) -> No
         assert joined.startswith(kept[0]) and joined.endswith(kept[-1])
 
 
-def test_patch_additions_read_codex_patches_and_unified_diffs() -> None:
+def test_patch_changes_read_codex_patches_and_unified_diffs() -> None:
     codex = (
         "*** Begin Patch\n*** Add File: src/new.py\n+x = 1\n+y = 2\n"
         "*** Update File: src/old.py\n*** Move to: src/renamed.py\n@@\n-a\n+b\n"
         "*** Delete File: src/gone.py\n*** End Patch\n"
     )
-    assert patch_additions(codex) == [("src/new.py", ["x = 1", "y = 2"]), ("src/renamed.py", ["b"])]
+    assert patch_changes(codex) == [
+        ("src/new.py", ["x = 1", "y = 2"], []),
+        ("src/renamed.py", ["b"], ["a"]),
+    ]
     unified = (
         "diff --git a/app.py b/app.py\n--- a/app.py\n+++ b/app.py\t2026-01-01\n@@ -1 +1,2 @@\n"
         " keep\n-old\n+new\n+++more\n--- a/gone.py\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n"
     )
-    assert patch_additions(unified) == [("app.py", ["new"])]
+    assert patch_changes(unified) == [("app.py", ["new"], ["old"])]
 
 
 def test_edits_read_back_what_the_work_log_wrote() -> None:
@@ -527,12 +530,14 @@ def test_edits_read_back_what_the_work_log_wrote() -> None:
     log.failed("Traceback (most recent call last):\n  boom\n")
     log.edit("src/b.py", [f"line {n}" for n in range(EDIT_LINES + 5)])
     log.edit("empty.txt")
+    log.edit("src/c.py", "    return 2\n", removed="    return 1\n\n- not a marker\n")
     found = edits(log.text())
     assert found[0] == Edit("src/a.py", ("def a():", "    return 1"))
     assert found[1].path == "src/b.py" and len(found[1].added) == EDIT_LINES + 1
     assert found[1].added[-1] == "[… 5 more lines]"
     assert found[2] == Edit("empty.txt", ())
-    assert len(found) == 3
+    assert found[3] == Edit("src/c.py", ("    return 2",), ("    return 1", "- not a marker"))
+    assert len(found) == 4
 
 
 def test_a_failure_reported_twice_in_a_row_is_logged_once() -> None:

@@ -34,6 +34,7 @@ class FileTurnOut(BaseModel):
     name: str = Field(description="the file's name as this turn recorded it")
     edited: bool = Field(description="false: the turn only read it")
     added: list[str] = Field(description="the lines its edits of the file added")
+    removed: list[str] = Field(description="the lines they removed, where the agent's log says")
 
 
 class LineOut(BaseModel):
@@ -49,7 +50,10 @@ class FileOut(BaseModel):
     path: str = Field(description="relative to its project, as the turns record it")
     project: str | None = Field(description="the longest project holding the file")
     names: list[str] = Field(description="its name, then (follow) those it had before")
-    removed_lines_recorded: bool = Field(description="false: a turn's work holds added lines")
+    removed_lines_recorded: bool = Field(
+        description="true: a turn's work holds the lines its edits removed where the agent's log "
+        "says; false: added lines only"
+    )
     turns: list[FileTurnOut] | None = Field(default=None, description="newest first")
     lines: list[LineOut] | None = Field(default=None, description="with `line`")
 

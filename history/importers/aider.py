@@ -101,6 +101,7 @@ class _Reader:
         self.recent_adds: list[str] = []
         self.block: str | None = None  # the file of the SEARCH/REPLACE block being read
         self.replacing: list[str] | None = None  # its REPLACE lines so far
+        self.searching: list[str] = []  # its SEARCH lines
 
     def draft(self, turn_id: str, asked: str) -> TurnDraft:
         return TurnDraft(turn_id, self.session_id, self.project, asked, self.started)
@@ -220,7 +221,7 @@ class _Reader:
         if line == "<<<<<<< SEARCH":
             name = self.before[0] if self.before[1].startswith("```") else self.before[1]
             name = name.strip().strip("`*:#").strip()
-            self.block, self.replacing = None, None
+            self.block, self.replacing, self.searching = None, None, []
             if name and not any(char.isspace() for char in name):
                 self.current.touch(name)
                 self.current.use_tool("edit")
@@ -234,11 +235,16 @@ class _Reader:
             self.reply.append(line)
 
     def block_line(self, line: str, turn: TurnDraft) -> None:
-        """A line inside a SEARCH/REPLACE block: the REPLACE part is the edit's added text."""
+        """A line inside a SEARCH/REPLACE block: the REPLACE part is the edit's added text, the
+        SEARCH part the text it removed."""
         if self.replacing is None:
-            self.replacing = [] if line == "=======" else None
+            if line == "=======":
+                self.replacing = []
+            else:
+                self.searching.append(line)
         elif line.startswith(">>>>>>> REPLACE") and self.block is not None:
-            turn.work.edit(relativize(self.block, self.project), self.replacing)
-            self.block = self.replacing = None
+            path = relativize(self.block, self.project)
+            turn.work.edit(path, self.replacing, self.searching)
+            self.block, self.replacing, self.searching = None, None, []
         else:
             self.replacing.append(line)

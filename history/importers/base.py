@@ -21,7 +21,7 @@ from typing import Any
 
 from history.domain import Turn
 from history.importers.shell import patch_paths, shell_facts
-from history.importers.whole import WorkLog, join_answers, patch_additions
+from history.importers.whole import WorkLog, join_answers, patch_changes
 
 # Tools whose output is web content or other input nobody vetted. A turn that used one is
 # `tainted`. "/web" is aider's page-scraping command; "web_search" is Codex's built-in search.
@@ -164,13 +164,14 @@ class TurnDraft:
     def apply_patch(self, text: str) -> None:
         for path in patch_paths(text):
             self.touch(path, edit=True)
-        for path, added in patch_additions(text):
-            self.work.edit(relativize(path, self.project), added)
+        for path, added, removed in patch_changes(text):
+            self.work.edit(relativize(path, self.project), added, removed)
 
-    def write_file(self, path: str, added: str) -> None:
-        """An edit whose written text is known (a new file's content, a replacement)."""
+    def write_file(self, path: str, added: str, removed: str = "") -> None:
+        """An edit whose written text is known (a new file's content, a replacement), and the
+        text it replaced when the agent's log says."""
         self.touch(path, edit=True)
-        self.work.edit(relativize(path.strip(), self.project), added)
+        self.work.edit(relativize(path.strip(), self.project), added, removed)
 
     def failed(self, output: str) -> None:
         """A tool result that reported an error: its first lines join the work."""

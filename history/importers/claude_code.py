@@ -94,6 +94,18 @@ def _written(name: str, tool_input: dict[str, Any]) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def _replaced(name: str, tool_input: dict[str, Any]) -> str:
+    """The text an Edit or a MultiEdit replaced (empty for a tool that names none)."""
+    edits = tool_input.get("edits") if name == "MultiEdit" else [tool_input]
+    if name not in ("Edit", "MultiEdit") or not isinstance(edits, list):
+        return ""
+    return "\n".join(
+        str(edit["old_string"])
+        for edit in edits
+        if isinstance(edit, dict) and isinstance(edit.get("old_string"), str)
+    )
+
+
 class ClaudeCode(TranscriptFormat):
     name = "claude-code"
 
@@ -239,7 +251,7 @@ class _Reader(DraftReader):
                 continue
             written = _written(name, tool_input) if name in EDIT_TOOLS else None
             if written is not None:
-                self.current.write_file(path, written)
+                self.current.write_file(path, written, _replaced(name, tool_input))
             else:
                 self.current.touch(path, edit=name in EDIT_TOOLS)
         if name == "Bash" and isinstance(tool_input.get("command"), str):

@@ -69,7 +69,7 @@ def tool_args(turn: TurnDraft, name: str, args: dict[str, Any]) -> None:
     elif name in WRITE_TOOLS and path:
         turn.write_file(path, str(args.get("content") or ""))
     elif name in REPLACE_TOOLS and path:
-        turn.write_file(path, str(args.get("new_string") or ""))
+        turn.write_file(path, str(args.get("new_string") or ""), str(args.get("old_string") or ""))
     elif name in READ_TOOLS and path:
         turn.touch(path)
     elif name == "read_many_files" and isinstance(args.get("paths"), list):

@@ -265,7 +265,8 @@ class _Reader:
         elif name == "write" and isinstance(path, str):
             turn.write_file(path, str(args.get("content") or ""))
         elif name == "edit" and isinstance(path, str):
-            turn.write_file(path, str(args.get("newString") or ""))
+            replaced = str(args.get("oldString") or "")
+            turn.write_file(path, str(args.get("newString") or ""), replaced)
         elif name == "patch" and isinstance(args.get("patchText"), str):
             turn.apply_patch(args["patchText"])
         elif name == "read" and isinstance(path, str):

@@ -22,6 +22,8 @@ TEXT_KEYS = (
     "content", "contents", "file_text", "new_str", "new_string", "code_edit", "replace",
     "changes", "text", "streamingContent",
 )  # fmt: skip
+# What an edit call replaced, where its arguments say.
+REPLACED_KEYS = ("old_str", "old_string", "oldString", "search", "old_text")
 COMMAND_KEYS = ("command", "cmd", "commandLine")
 PATCH_KEYS = ("input", "patch", "diff")
 
@@ -53,19 +55,36 @@ def first_text(args: Mapping[str, Any], keys: tuple[str, ...]) -> str:
     return ""
 
 
-def replaced_text(diff: str) -> str:
+def replaced_text(diff: str, side: str = "replace") -> str:
     """The text a SEARCH/REPLACE diff (Cline's `------- SEARCH` / `=======` / `+++++++ REPLACE`,
-    Roo Code's `<<<<<<< SEARCH` / `=======` / `>>>>>>> REPLACE`) writes: each replacement."""
+    Roo Code's `<<<<<<< SEARCH` / `=======` / `>>>>>>> REPLACE`) writes: each replacement; with
+    side "search", the text each block replaced."""
     kept: list[str] = []
-    inside = False
+    inside = None
     for line in diff.splitlines():
         if line.startswith("======="):
-            inside = True
-        elif line.startswith(("+++++++", ">>>>>>>", "<<<<<<<", "-------")):
-            inside = False
-        elif inside:
+            inside = "replace"
+        elif line.startswith(("<<<<<<<", "-------")):
+            inside = "search"
+        elif line.startswith(("+++++++", ">>>>>>>")):
+            inside = None
+        elif inside == side:
             kept.append(line)
-    return "\n".join(kept) if "=======" in diff else diff
+    if "=======" not in diff:
+        return diff if side == "replace" else ""
+    return "\n".join(kept)
+
+
+def removed_text(args: Mapping[str, Any]) -> str:
+    """What an edit call replaced: its old text, each of its edits list's, or a diff's SEARCH."""
+    text = first_text(args, REPLACED_KEYS)
+    if not text and isinstance(args.get("diff"), str):
+        text = replaced_text(args["diff"], "search")
+    edits = args.get("edits")
+    if not text and isinstance(edits, list):
+        parts = [first_text(edit, REPLACED_KEYS) for edit in edits if isinstance(edit, Mapping)]
+        text = "\n".join(part for part in parts if part)
+    return text
 
 
 def edit_text(args: Mapping[str, Any]) -> str:
@@ -94,6 +113,6 @@ def apply_call(turn: TurnDraft, name: str, raw_args: object, kinds: ToolKinds) -
     elif name in kinds.patch:
         turn.apply_patch(first_text(args, PATCH_KEYS))
     elif name in kinds.edit and path:
-        turn.write_file(path, edit_text(args))
+        turn.write_file(path, edit_text(args), removed_text(args))
     elif name in kinds.read and path:
         turn.touch(path)

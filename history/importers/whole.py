@@ -9,13 +9,15 @@ The work is one entry a line, in the order the turn did it, in a form `edits` re
 
     $ pytest -q tests/test_login.py          a shell command line the turn ran
     ! FAILED tests/test_login.py::test_hash  the first lines of a tool result that failed
-    ~ src/auth/login.py                      a file the turn edited, then the lines it added:
+    ~ src/auth/login.py                      a file the turn edited, then the lines it removed
+    - def hash_password(password):           (where the agent's log says) and those it added:
     + def hash_password(password: str) -> str:
 
 Bounds: a command at most COMMAND_CHARS (its lines joined), a failure its first FAILURE_LINES
-non-blank lines of at most LINE_CHARS each, an edit its first EDIT_LINES added lines of at most
-LINE_CHARS each; the whole log at most WORK_CHARS, later entries dropped with a last line that
-says how many. A failure logged twice in a row (one exec reported by two records) is kept once.
+non-blank lines of at most LINE_CHARS each, an edit its first EDIT_LINES removed and EDIT_LINES
+added lines of at most LINE_CHARS each; the whole log at most WORK_CHARS, later entries dropped
+with a last line that says how many. A failure logged twice in a row (one exec reported by two
+records) is kept once.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ EDIT_LINES = 40
 LINE_CHARS = 200
 WORK_CHARS = 16_000
 
-RAN, FAILED, EDITED, ADDED = "$ ", "! ", "~ ", "+ "
+RAN, FAILED, EDITED, REMOVED, ADDED = "$ ", "! ", "~ ", "- ", "+ "
 _LEFT_OUT = "\n\n[… {} characters of the answer left out here …]\n\n"
 
 
@@ -84,14 +86,14 @@ class WorkLog:
         if entry and not (self.entries and self.entries[-1] == entry):
             self.entries.append(entry)
 
-    def edit(self, path: str, added: str | Sequence[str] = ()) -> None:
-        """`added`: the text the edit wrote (a new file's content, a replacement), or its lines."""
+    def edit(
+        self, path: str, added: str | Sequence[str] = (), removed: str | Sequence[str] = ()
+    ) -> None:
+        """`added`: the text the edit wrote (a new file's content, a replacement), or its lines;
+        `removed`: the text it replaced, where the agent's log says."""
         if not path.strip():
             return
-        lines = list(_lines(added)) if isinstance(added, str) else [a for a in added if a.strip()]
-        shown = [ADDED + _clip(line, LINE_CHARS) for line in lines[:EDIT_LINES]]
-        if len(lines) > EDIT_LINES:
-            shown.append(f"{ADDED}[… {len(lines) - EDIT_LINES} more lines]")
+        shown = [*_shown(REMOVED, removed), *_shown(ADDED, added)]
         self.entries.append("\n".join([EDITED + path.strip(), *shown]))
 
     def text(self) -> str:
@@ -106,31 +108,54 @@ class WorkLog:
         return "\n".join(kept)
 
 
-def patch_additions(patch: str) -> list[tuple[str, list[str]]]:
-    """Each file a patch writes to, with the lines it adds: Codex's `*** Add File:` /
-    `*** Update File:` (`*** Move to:` renames) and unified diffs (`+++ b/path`)."""
-    found: list[tuple[str, list[str]]] = []
+def _shown(marker: str, text: str | Sequence[str]) -> list[str]:
+    lines = list(_lines(text)) if isinstance(text, str) else [a for a in text if a.strip()]
+    shown = [marker + _clip(line, LINE_CHARS) for line in lines[:EDIT_LINES]]
+    if len(lines) > EDIT_LINES:
+        shown.append(f"{marker}[… {len(lines) - EDIT_LINES} more lines]")
+    return shown
+
+
+def patch_changes(patch: str) -> list[tuple[str, list[str], list[str]]]:
+    """Each file a patch writes to, with the lines it adds and those it removes: Codex's
+    `*** Add File:` / `*** Update File:` (`*** Move to:` renames) and unified diffs
+    (`+++ b/path`). A deleted file's lines belong to no file written."""
+    found: list[tuple[str, list[str], list[str]]] = []
+    current: tuple[str, list[str], list[str]] | None = None
     for line in patch.splitlines():
-        for header in ("*** Add File: ", "*** Update File: ", "*** Move to: ", "+++ "):
-            if line.startswith(header):
-                path = line[len(header) :].strip()
-                if header == "+++ ":
-                    path = path.split("\t")[0].removeprefix("b/")
-                if header == "*** Move to: " and found:
-                    found[-1] = (path, found[-1][1])
-                elif path and path != "/dev/null":
-                    found.append((path, []))
-                break
-        else:
-            if found and line.startswith("+") and not line.startswith("+++"):
-                found[-1][1].append(line[1:])
+        header = next((h for h in _PATCH_HEADERS if line.startswith(h)), None)
+        if header is not None:
+            path = line[len(header) :].strip()
+            if header == "+++ ":
+                path = path.split("\t")[0].removeprefix("b/")
+            if header == "*** Move to: " and current is not None:
+                found[-1] = current = (path, current[1], current[2])
+            elif header == "*** Delete File: " or path in ("", "/dev/null"):
+                current = None
+            else:
+                current = (path, [], [])
+                found.append(current)
+        elif current is not None and line.startswith("+") and not line.startswith("+++"):
+            current[1].append(line[1:])
+        elif current is not None and line.startswith("-") and not line.startswith("---"):
+            current[2].append(line[1:])
     return found
+
+
+_PATCH_HEADERS = (
+    "*** Add File: ",
+    "*** Update File: ",
+    "*** Move to: ",
+    "*** Delete File: ",
+    "+++ ",
+)
 
 
 @dataclass(frozen=True)
 class Edit:
     path: str
     added: tuple[str, ...]
+    removed: tuple[str, ...] = ()
 
 
 def edits(work: str) -> list[Edit]:
@@ -138,16 +163,18 @@ def edits(work: str) -> list[Edit]:
     found: list[Edit] = []
     path: str | None = None
     added: list[str] = []
+    removed: list[str] = []
     for line in work.splitlines():
-        if line.startswith(EDITED):
-            if path is not None:
-                found.append(Edit(path, tuple(added)))
-            path, added = line[len(EDITED) :], []
-        elif path is not None and line.startswith(ADDED):
+        if path is not None and line.startswith(ADDED):
             added.append(line[len(ADDED) :])
-        elif path is not None:
-            found.append(Edit(path, tuple(added)))
-            path, added = None, []
+        elif path is not None and line.startswith(REMOVED):
+            removed.append(line[len(REMOVED) :])
+        else:
+            if path is not None:
+                found.append(Edit(path, tuple(added), tuple(removed)))
+            path, added, removed = None, [], []
+            if line.startswith(EDITED):
+                path = line[len(EDITED) :]
     if path is not None:
-        found.append(Edit(path, tuple(added)))
+        found.append(Edit(path, tuple(added), tuple(removed)))
     return found

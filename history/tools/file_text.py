@@ -13,7 +13,6 @@ from history.domain import first_asked
 from history.i18n import N_, Messages
 from history.tools.text import ENGLISH, TAINT_LINE, clip, dated
 
-ADDED_ONLY = N_("A turn's work records the lines its edits added, not those they removed.")
 SURENESS = {
     "exact text": N_("exact text"),
     "same commit": N_("same commit"),
@@ -50,7 +49,7 @@ def turns_text(
     _: Messages = ENGLISH,
 ) -> str:
     """The turns that touched the file, newest first, each with up to `added_shown` of the
-    lines it added."""
+    lines it removed and of those it added."""
     fields = {"count": len(turns), "path": where(target)}
     if read:
         header = _.ngettext(
@@ -66,10 +65,13 @@ def turns_text(
             len(turns),
             **fields,
         )
-    blocks = [f"{header} {_(ADDED_ONLY)}"]
+    blocks = [header]
     for n, turn in enumerate(turns, 1):
         label = _("edited") if turn.edited else _("read")
         lines = [f"[{n}] {turn_line(turn, now, _)} · {label}: {turn.name}", *about(turn, _)]
+        lines += [f"  - {line}" for line in turn.removed[:added_shown]]
+        if len(turn.removed) > added_shown:
+            lines.append("  - …")
         lines += [f"  + {line}" for line in turn.added[:added_shown]]
         if len(turn.added) > added_shown:
             lines.append("  " + _("+{count} more", count=len(turn.added) - added_shown))

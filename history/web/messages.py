@@ -103,6 +103,7 @@ MESSAGES: dict[str, str] = {
         "under “Where”."
     ),
     "added": N_("Added:"),
+    "changed": N_("Removed and added:"),
     "only_read": N_("Read it, edited nothing."),
     "line_number": N_("Line {line}"),
     "no_turn_wrote": N_("No recorded turn wrote this line."),

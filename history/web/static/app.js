@@ -440,8 +440,10 @@ function fileTurnCard(turn, state, className, ...details) {
 
 function addedLines(turn) {
   if (!turn.edited) return [element("p", "only-read", t("only_read"))];
-  if (!turn.added.length) return [];
-  return [element("b", "", t("added")), element("pre", "added", turn.added.map((line) => `+ ${line}`).join("\n"))];
+  const removed = turn.removed || [];
+  if (!turn.added.length && !removed.length) return [];
+  const shown = [...removed.map((line) => `- ${line}`), ...turn.added.map((line) => `+ ${line}`)];
+  return [element("b", "", t(removed.length ? "changed" : "added")), element("pre", "added", shown.join("\n"))];
 }
 
 function lineCard(line, state) {

@@ -170,7 +170,7 @@ function renderAnswer(text, terms) {
 }
 
 // A turn's work (history/importers/whole.py): `$ command`, `! failure line`, `~ path` then its
-// `+ added line`s; any other line is a note (what was left out).
+// `- removed line`s and `+ added line`s; any other line is a note (what was left out).
 function renderWork(work, terms, pathShown) {
   if (!work || !work.trim()) return null;
   const list = element("ol", "work");
@@ -179,6 +179,10 @@ function renderWork(work, terms, pathShown) {
   for (const line of work.split("\n")) {
     if (added && line.startsWith("+ ")) {
       added.append(diffLine("added", withMarks(line, terms)));
+      continue;
+    }
+    if (added && line.startsWith("- ")) {
+      added.append(diffLine("removed", withMarks(line, terms)));
       continue;
     }
     if (failure && line.startsWith("! ")) {
