@@ -61,16 +61,19 @@ class SqliteMaintenance(Maintenance):
         return self._forgetting.scrub(seconds)
 
     def step(self, pages: int, writes: AbstractContextManager[object]) -> ScrubState:
-        """A step of a forget's owed work (any process's), else of a re-scan under new secret
-        rules, else merge some of the full-text index or, with nothing left to merge,
-        checkpoint. The merge waits for this process's writes; the checkpoint lets them run."""
+        """A step of a forget's deletion (any process's), else of a re-scan under new secret
+        rules, else of a scrub owed, else merge some of the full-text index or, with nothing
+        left to merge, checkpoint. The re-scan goes before the scrub: what it masks owes one,
+        paid once at its end rather than after each of its steps. The merge waits for this
+        process's writes; the checkpoint lets them run."""
+        if self._rescan.due() and not self._forgetting.deleting():
+            self._forgetting.steps.move_spooled()  # a record its steps made wait
+            self._rescan.paced_step(writes)
+            return "more"
         if self._forgetting.owes():
             state = self._forgetting.step()
             if state != "done":
                 return state
-        if self._rescan.due():
-            self._rescan.paced_step(writes)
-            return "more"  # the scrub a masked turn owes comes next
         with writes:
             if self._merge(pages):
                 return "more"
