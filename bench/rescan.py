@@ -13,6 +13,9 @@ wait and the commit included), the records' latencies, the totals, and the plant
 in the file's bytes afterwards. Baseline: the same turns read and redacted in one pass with no
 write at all (the floor of the re-scan's CPU).
 
+`upkeep`: the same on a second copy, as a serving process's upkeep takes it (the maintenance
+port's steps, each re-scan step followed by as long idle, the scrub paid once at the end).
+
 Prints JSON lines `{"metric", "impl", "value", "unit"}`.
 """
 
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import tempfile
 import threading
 import time
@@ -112,6 +116,39 @@ def recall_rescan(db: Path, interval: float) -> None:
     emit("secrets_left_in_bytes", "recall", raw.count(SECRET.encode()), "occurrences")
 
 
+def upkeep_rescan(db: Path, interval: float) -> None:
+    """The same on another copy, as the upkeep of a serving process takes it (`recall serve`):
+    the maintenance port's steps until none is left, each re-scan step followed by as long
+    idle, the scrub paid once at the end, then the index's merges and checkpoint."""
+    from history import HistoryIndex
+
+    index = HistoryIndex.open(db)
+    index._upkeep.close()
+    recorder = Recorder(db, interval)
+    time.sleep(1)
+    lock = TimedLock()
+    steps = 0
+    started = time.monotonic()
+    while (state := index._maintenance.step(32, lock)) != "done" and steps < 100_000:
+        steps += 1
+        if state == "blocked":
+            time.sleep(0.05)
+    done = time.monotonic()
+    time.sleep(1)
+    report = recorder.finish()
+    holds = [s * 1000 for s in lock.holds]
+    emit("upkeep_steps", "upkeep", steps, "steps")
+    emit("rescan_total_ms", "upkeep", (done - started) * 1000, "ms")
+    emit("write_lock_hold_p50", "upkeep", percentile(holds, 0.5), "ms")
+    emit("write_lock_hold_p99", "upkeep", percentile(holds, 0.99), "ms")
+    emit("write_lock_hold_max", "upkeep", max(holds, default=0.0), "ms")
+    report_records("upkeep", "", report)
+    emit("rescan_left_after", "upkeep", index.stats().rescan_left, "turns")
+    index.close()
+    raw = b"".join(p.read_bytes() for p in db.parent.glob(f"{db.name}*") if p.is_file())
+    emit("secrets_left_in_bytes", "upkeep", raw.count(SECRET.encode()), "occurrences")
+
+
 def baseline_redact(db: Path) -> None:
     """Every stored text read and redacted once, nothing written."""
     import sqlean.dbapi2 as sqlean
@@ -142,8 +179,11 @@ def main() -> None:
         copy_to_disk(args.source, copy)
         planted = plant(copy, args.every)
         print(json.dumps({"meta": {"source": str(args.source), "planted": planted}}))
+        second = Path(work) / "upkeep.db"
+        shutil.copyfile(copy, second)
         baseline_redact(copy)
         recall_rescan(copy, args.interval)
+        upkeep_rescan(second, args.interval)
 
 
 if __name__ == "__main__":
