@@ -42,7 +42,7 @@ _THROUGH_PREFIX = "(secret rules re-scanned through"
 # A step masks turns read for about SCAN_SECONDS (no lock held), then holds the write lock for
 # about HOLD_SECONDS, its commit included (what it could not write in that time, the next step
 # does).
-SCAN_SECONDS, HOLD_SECONDS = 0.05, 0.035
+SCAN_SECONDS, HOLD_SECONDS = 0.025, 0.035
 FIRST_COMMIT_SECONDS = 0.01
 FIRST_BATCH, LEAST_BATCH, MOST_BATCH = 100, 10, 5_000
 
