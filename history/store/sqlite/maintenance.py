@@ -33,10 +33,6 @@ from history.store.sqlite.forgetting.forget import Forgetting
 from history.store.sqlite.forgetting.spool import spool_file
 from history.upkeep import CALLER_STEP_PAGES
 
-# A step of a re-scan that masks more turns than this leaves their old words to the index's
-# rewrite (rescan.py).
-FEW_MASKED_AT_ONCE = 10
-
 
 class SqliteMaintenance(Maintenance):
     def __init__(self, engine: Engine, full_text: bool, forgetting: Forgetting) -> None:
@@ -98,17 +94,17 @@ class SqliteMaintenance(Maintenance):
 
     @contextmanager
     def _masking(self, conn: Connection, turns: int) -> Iterator[None]:
-        """Turns masked anew owe what a forget of as many owes. A few at a time have FTS5's
-        secure-delete take their old words out of the index as they are written (a few ms a
-        turn); more are written with it off, and the scrub rewrites the index, as a large
-        forget's does."""
-        at_once = turns <= FEW_MASKED_AT_ONCE or not self._forgetting.secure_delete
-        if not at_once:
+        """Turns masked anew owe what a large forget owes: they are written with FTS5's
+        secure-delete off (on, one turn's update rewrites a page of the index for each of its
+        words: up to 400 ms at 100k turns, the write lock held), and the scrub rewrites the
+        index once the re-scan is done."""
+        quiet = self._forgetting.secure_delete
+        if quiet:
             conn.exec_driver_sql(fts.secure_delete_statement(on=False))
         yield
-        if not at_once:
+        if quiet:
             conn.exec_driver_sql(fts.secure_delete_statement(on=True))
-        self._forgetting.owe_scrub(conn, at_once=at_once)
+        self._forgetting.owe_scrub(conn, at_once=False)
 
     def rescan_due(self) -> bool:
         return self._rescan.due()
