@@ -33,6 +33,9 @@ from history.store.sqlite.forgetting.forget import Forgetting
 from history.store.sqlite.forgetting.spool import spool_file
 from history.upkeep import CALLER_STEP_PAGES
 
+# Pages of the index merged after each step of a re-scan.
+RESCAN_MERGE_PAGES = 16
+
 
 class SqliteMaintenance(Maintenance):
     def __init__(self, engine: Engine, full_text: bool, forgetting: Forgetting) -> None:
@@ -65,6 +68,7 @@ class SqliteMaintenance(Maintenance):
         if self._rescan.due() and not self._forgetting.deleting():
             self._forgetting.steps.move_spooled()  # a record its steps made wait
             self._rescan.paced_step(writes)
+            self._merge_new_segments(writes)
             return "more"
         if self._forgetting.owes():
             state = self._forgetting.step()
@@ -113,7 +117,16 @@ class SqliteMaintenance(Maintenance):
         return self._rescan.pending()
 
     def rescan_step(self, writes: AbstractContextManager[object]) -> Step:
-        return self._rescan.step(writes)
+        done = self._rescan.step(writes)
+        self._merge_new_segments(writes)
+        return done
+
+    def _merge_new_segments(self, writes: AbstractContextManager[object]) -> None:
+        """Merge a few pages of the index after a re-scan's step: each step's commit adds a
+        segment, and left alone FTS5 merges a level's 256 inside whichever commit comes then."""
+        if self.full_text:
+            with writes, self._writer.begin() as conn:
+                conn.exec_driver_sql(fts.merge_statement(RESCAN_MERGE_PAGES))
 
     def rescan_left(self) -> int:
         return self._rescan.left()
