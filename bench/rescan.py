@@ -9,9 +9,14 @@ file an older version wrote. Then, while a second process records one turn every
 seconds (bench.large_forget's recorder), the steps of the re-scan run until none is left
 (`Maintenance.rescan_step`, what the upkeep and `recall doctor --rescan` run), then the scrub
 they owe. Measured: how long this process held its writers' lock in each step (BEGIN IMMEDIATE's
-wait and the commit included), the records' latencies, the totals, and the planted secrets left
-in the file's bytes afterwards. Baseline: the same turns read and redacted in one pass with no
-write at all (the floor of the re-scan's CPU).
+wait and the commit included) and, of that, the database's write lock (from BEGIN's return to
+the commit's end); the records' latencies (the recording process takes part in the re-scan
+too, in its own upkeep), the totals, and the planted secrets left in the file's bytes
+afterwards. Baseline: the same turns read and redacted in one pass with no write at all (the
+floor of the re-scan's CPU).
+
+`upkeep`: the same on a second copy, as a serving process's upkeep takes it (the maintenance
+port's steps, each re-scan step followed by as long idle, the scrub paid once at the end).
 
 Prints JSON lines `{"metric", "impl", "value", "unit"}`.
 """
@@ -20,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import tempfile
 import threading
 import time
@@ -31,19 +37,35 @@ SECRET = "quokkarescan"
 
 
 class TimedLock:
-    """A writers' lock that keeps how long each hold lasted."""
+    """A writers' lock that keeps how long each hold lasted, and (`watch(engine)`) how long of
+    it the database's write lock was held: from BEGIN IMMEDIATE's return to the commit's."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self.holds: list[float] = []
+        self.database_holds: list[float] = []
         self._began = 0.0
+        self._begun: float | None = None
+
+    def watch(self, engine: object) -> None:
+        from sqlalchemy import event
+
+        def begun(conn: object) -> None:  # after the backend's own listener ran BEGIN
+            if conn.get_execution_options().get("sqlite_begin") == "IMMEDIATE":  # type: ignore[attr-defined]
+                self._begun = time.monotonic()
+
+        event.listen(engine, "begin", begun)
 
     def __enter__(self) -> None:
         self._lock.acquire()
         self._began = time.monotonic()
+        self._begun = None
 
     def __exit__(self, *exc: object) -> None:
-        self.holds.append(time.monotonic() - self._began)
+        ended = time.monotonic()
+        self.holds.append(ended - self._began)
+        if self._begun is not None:
+            self.database_holds.append(ended - self._begun)
         self._lock.release()
 
 
@@ -81,6 +103,7 @@ def recall_rescan(db: Path, interval: float) -> None:
     recorder = Recorder(db, interval)
     time.sleep(1)
     lock = TimedLock()
+    lock.watch(index._maintenance.engine)
     scanned = masked = steps = 0
     started = time.monotonic()
     while True:
@@ -105,11 +128,51 @@ def recall_rescan(db: Path, interval: float) -> None:
     emit("write_lock_hold_p50", "recall", percentile(holds, 0.5), "ms")
     emit("write_lock_hold_p99", "recall", percentile(holds, 0.99), "ms")
     emit("write_lock_hold_max", "recall", max(holds, default=0.0), "ms")
+    in_database = [s * 1000 for s in lock.database_holds]
+    emit("database_lock_hold_p99", "recall", percentile(in_database, 0.99), "ms")
+    emit("database_lock_hold_max", "recall", max(in_database, default=0.0), "ms")
     report_records("recall", "", report)
     emit("rescan_left_after", "recall", index.stats().rescan_left, "turns")
     index.close()
     raw = b"".join(p.read_bytes() for p in db.parent.glob(f"{db.name}*") if p.is_file())
     emit("secrets_left_in_bytes", "recall", raw.count(SECRET.encode()), "occurrences")
+
+
+def upkeep_rescan(db: Path, interval: float) -> None:
+    """The same on another copy, as the upkeep of a serving process takes it (`recall serve`):
+    the maintenance port's steps until none is left, each re-scan step followed by as long
+    idle, the scrub paid once at the end, then the index's merges and checkpoint."""
+    from history import HistoryIndex
+
+    index = HistoryIndex.open(db)
+    index._upkeep.close()
+    recorder = Recorder(db, interval)
+    time.sleep(1)
+    lock = TimedLock()
+    lock.watch(index._maintenance.engine)
+    steps = 0
+    started = time.monotonic()
+    while (state := index._maintenance.step(32, lock)) != "done" and steps < 100_000:
+        steps += 1
+        if state == "blocked":
+            time.sleep(0.05)
+    done = time.monotonic()
+    time.sleep(1)
+    report = recorder.finish()
+    holds = [s * 1000 for s in lock.holds]
+    emit("upkeep_steps", "upkeep", steps, "steps")
+    emit("rescan_total_ms", "upkeep", (done - started) * 1000, "ms")
+    emit("write_lock_hold_p50", "upkeep", percentile(holds, 0.5), "ms")
+    emit("write_lock_hold_p99", "upkeep", percentile(holds, 0.99), "ms")
+    emit("write_lock_hold_max", "upkeep", max(holds, default=0.0), "ms")
+    in_database = [s * 1000 for s in lock.database_holds]
+    emit("database_lock_hold_p99", "upkeep", percentile(in_database, 0.99), "ms")
+    emit("database_lock_hold_max", "upkeep", max(in_database, default=0.0), "ms")
+    report_records("upkeep", "", report)
+    emit("rescan_left_after", "upkeep", index.stats().rescan_left, "turns")
+    index.close()
+    raw = b"".join(p.read_bytes() for p in db.parent.glob(f"{db.name}*") if p.is_file())
+    emit("secrets_left_in_bytes", "upkeep", raw.count(SECRET.encode()), "occurrences")
 
 
 def baseline_redact(db: Path) -> None:
@@ -142,8 +205,11 @@ def main() -> None:
         copy_to_disk(args.source, copy)
         planted = plant(copy, args.every)
         print(json.dumps({"meta": {"source": str(args.source), "planted": planted}}))
+        second = Path(work) / "upkeep.db"
+        shutil.copyfile(copy, second)
         baseline_redact(copy)
         recall_rescan(copy, args.interval)
+        upkeep_rescan(second, args.interval)
 
 
 if __name__ == "__main__":

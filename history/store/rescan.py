@@ -1,4 +1,4 @@
-"""Stored text follows the secret rules: when the rules grow (history.redaction.RULES_VERSION),
+"""Stored text follows the secret rules: when the rules grow (history.rules_version.RULES_VERSION),
 the turns stored before are re-scanned under the new ones, in steps, on either SQL backend.
 
 The database says which rules its turns were scanned under, in the settings table of migration
@@ -8,7 +8,7 @@ holds the last row id it reached, so that any process carries it on where anothe
 project's key is always an absolute path (history.projects), so neither key can be one.
 
 A step reads a batch of turns without a lock and masks them; only the turns whose text changed
-are written, under the write lock for at most WRITE_SECONDS and the commit (what is left waits
+are written, under the write lock for about HOLD_SECONDS with the commit (what is left waits
 for the next step, unread again), each only if it still holds what was read (a turn recorded
 again meanwhile was masked by its own record). The step that masks owes the scrub a forget of
 as many turns would (history/store/owed.py), in the backend's terms (its `masking`): the scrub
@@ -40,8 +40,10 @@ from history.store.rows import names_json
 VERSION_KEY = "(secret rules version)"
 _THROUGH_PREFIX = "(secret rules re-scanned through"
 # A step masks turns read for about SCAN_SECONDS (no lock held), then holds the write lock for
-# about WRITE_SECONDS and the commit (what it could not write in that time, the next step does).
-SCAN_SECONDS, WRITE_SECONDS = 0.05, 0.02
+# about HOLD_SECONDS, its commit included (what it could not write in that time, the next step
+# does).
+SCAN_SECONDS, HOLD_SECONDS = 0.025, 0.035
+FIRST_COMMIT_SECONDS = 0.01
 FIRST_BATCH, LEAST_BATCH, MOST_BATCH = 100, 10, 5_000
 
 _NAMES = tuple(sorted(turn_fields_of_type(tuple[str, ...])))
@@ -151,6 +153,7 @@ class Rescan:
         self._masking = masking
         self._batch = FIRST_BATCH
         self._read: _Read | None = None
+        self._commit_seconds = FIRST_COMMIT_SECONDS
         self._settled = False  # seen at this process's version or newer: never due again here
 
     def due(self) -> bool:
@@ -196,13 +199,20 @@ class Rescan:
             read = self._read if self._read and self._read.after == state[1] else None
             if read is None:
                 read = self._read_next(conn, state[1])
-        with writes, self._writer.begin() as conn:
-            if not read.ids:
-                self._finish(conn)
-                self._settled = True
-                return Step()
-            reached, masked, rest = self._write(conn, read.ids[-1], read.changes)
-            self._keep(conn, _through_key(), reached)
+        with writes:
+            held = time.monotonic()
+            with self._writer.begin() as conn:
+                if not read.ids:
+                    self._finish(conn)
+                    self._settled = True
+                    return Step()
+                until = held + HOLD_SECONDS - self._commit_seconds
+                reached, masked, rest = self._write(conn, read.ids[-1], read.changes, until)
+                self._keep(conn, _through_key(), reached)
+                committing = time.monotonic()
+            # The next steps leave room for a commit as long as this one (FTS5 writes its
+            # segment then), forgetting a long one slowly.
+            self._commit_seconds = max(0.8 * self._commit_seconds, time.monotonic() - committing)
         left_ids = read.ids[bisect.bisect_right(read.ids, reached) :]
         self._read = _Read(reached, left_ids, rest) if rest else None
         scanned = len(read.ids) - len(left_ids)
@@ -227,18 +237,18 @@ class Rescan:
         return _Read(after, [row.id for row in found], changes)
 
     def _write(
-        self, conn: Connection, last: int, changes: list[Change]
+        self, conn: Connection, last: int, changes: list[Change], until: float
     ) -> tuple[int, int, list[Change]]:
-        """Write the masked turns for at most WRITE_SECONDS: the row id reached, how many were
-        masked (a turn rewritten since it was read is left as its record made it), and the
+        """Write the masked turns until `until` (at least one): the row id reached, how many
+        were masked (a turn rewritten since it was read is left as its record made it), and the
         changes left for the next step."""
         if not changes:
             return last, 0, []
-        began, masked, longest = time.monotonic(), 0, 0.0
+        masked, longest = 0, 0.0
         with self._masking(conn, len(changes)):
             for done, (row, values) in enumerate(changes):
-                # The next write may take as long as the longest so far, and the commit as long.
-                if done and time.monotonic() - began + 2 * longest > WRITE_SECONDS:
+                # The next write may take as long as the longest so far.
+                if done and time.monotonic() + longest > until:
                     return row.id - 1, masked, changes[done:]
                 unchanged = [column == getattr(row, column.key) for column in _COLUMNS[1:]]
                 statement = update(Turn).where(Turn.id == row.id, *unchanged).values(**values)

@@ -41,13 +41,14 @@ class PostgresMaintenance(Maintenance):
         return "done" if self._scrub.run() else "blocked"
 
     def step(self, pages: int, writes: AbstractContextManager[object]) -> ScrubState:
-        """The owed scrub, else merge GIN's pending list into the index (what a search would
-        otherwise scan), else refresh the statistics (PostgreSQL checkpoints by itself)."""
+        """A step of a re-scan under new secret rules, else the owed scrub, else merge GIN's
+        pending list into the index (what a search would otherwise scan), else refresh the
+        statistics (PostgreSQL checkpoints by itself)."""
+        if self._rescan.due():  # before the scrub: paid once at its end, not after each step
+            self._rescan.paced_step(writes)
+            return "more"
         if self._scrub.pending() and not self._scrub.run():
             return "blocked"
-        if self._rescan.due():
-            self._rescan.paced_step(writes)
-            return "more"  # the scrub a masked turn owes comes next
         with writes:
             if upkeep.merge_pending(self.engine):
                 return "more"

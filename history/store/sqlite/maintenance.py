@@ -33,9 +33,8 @@ from history.store.sqlite.forgetting.forget import Forgetting
 from history.store.sqlite.forgetting.spool import spool_file
 from history.upkeep import CALLER_STEP_PAGES
 
-# A step of a re-scan that masks more turns than this leaves their old words to the index's
-# rewrite (rescan.py).
-FEW_MASKED_AT_ONCE = 10
+# Pages of the index merged after each step of a re-scan.
+RESCAN_MERGE_PAGES = 16
 
 
 class SqliteMaintenance(Maintenance):
@@ -61,16 +60,20 @@ class SqliteMaintenance(Maintenance):
         return self._forgetting.scrub(seconds)
 
     def step(self, pages: int, writes: AbstractContextManager[object]) -> ScrubState:
-        """A step of a forget's owed work (any process's), else of a re-scan under new secret
-        rules, else merge some of the full-text index or, with nothing left to merge,
-        checkpoint. The merge waits for this process's writes; the checkpoint lets them run."""
+        """A step of a forget's deletion (any process's), else of a re-scan under new secret
+        rules, else of a scrub owed, else merge some of the full-text index or, with nothing
+        left to merge, checkpoint. The re-scan goes before the scrub: what it masks owes one,
+        paid once at its end rather than after each of its steps. The merge waits for this
+        process's writes; the checkpoint lets them run."""
+        if self._rescan.due() and not self._forgetting.deleting():
+            self._forgetting.steps.move_spooled()  # a record its steps made wait
+            self._rescan.paced_step(writes)
+            self._merge_new_segments(writes)
+            return "more"
         if self._forgetting.owes():
             state = self._forgetting.step()
             if state != "done":
                 return state
-        if self._rescan.due():
-            self._rescan.paced_step(writes)
-            return "more"  # the scrub a masked turn owes comes next
         with writes:
             if self._merge(pages):
                 return "more"
@@ -95,17 +98,17 @@ class SqliteMaintenance(Maintenance):
 
     @contextmanager
     def _masking(self, conn: Connection, turns: int) -> Iterator[None]:
-        """Turns masked anew owe what a forget of as many owes. A few at a time have FTS5's
-        secure-delete take their old words out of the index as they are written (a few ms a
-        turn); more are written with it off, and the scrub rewrites the index, as a large
-        forget's does."""
-        at_once = turns <= FEW_MASKED_AT_ONCE or not self._forgetting.secure_delete
-        if not at_once:
+        """Turns masked anew owe what a large forget owes: they are written with FTS5's
+        secure-delete off (on, one turn's update rewrites a page of the index for each of its
+        words: up to 400 ms at 100k turns, the write lock held), and the scrub rewrites the
+        index once the re-scan is done."""
+        quiet = self._forgetting.secure_delete
+        if quiet:
             conn.exec_driver_sql(fts.secure_delete_statement(on=False))
         yield
-        if not at_once:
+        if quiet:
             conn.exec_driver_sql(fts.secure_delete_statement(on=True))
-        self._forgetting.owe_scrub(conn, at_once=at_once)
+        self._forgetting.owe_scrub(conn, at_once=False)
 
     def rescan_due(self) -> bool:
         return self._rescan.due()
@@ -114,7 +117,16 @@ class SqliteMaintenance(Maintenance):
         return self._rescan.pending()
 
     def rescan_step(self, writes: AbstractContextManager[object]) -> Step:
-        return self._rescan.step(writes)
+        done = self._rescan.step(writes)
+        self._merge_new_segments(writes)
+        return done
+
+    def _merge_new_segments(self, writes: AbstractContextManager[object]) -> None:
+        """Merge a few pages of the index after a re-scan's step: each step's commit adds a
+        segment, and left alone FTS5 merges a level's 256 inside whichever commit comes then."""
+        if self.full_text:
+            with writes, self._writer.begin() as conn:
+                conn.exec_driver_sql(fts.merge_statement(RESCAN_MERGE_PAGES))
 
     def rescan_left(self) -> int:
         return self._rescan.left()

@@ -17,7 +17,7 @@ from sqlalchemy.dialects.sqlite import insert
 from history.domain import NewTurn
 from history.store import owed, rows
 from history.store import retention as stored_retention
-from history.store.models import Conversation, ForgottenSession, Turn
+from history.store.models import Conversation, ForgetWork, ForgottenSession, Turn
 from history.store.owed import ScrubState
 from history.store.sqlite.engine import sqlite_path, writer
 from history.store.sqlite.forgetting import blanking, checkpoints
@@ -119,6 +119,11 @@ class Forgetting:
         """A forget's scrub is owed (its turns may still be deleting)."""
         with self.engine.connect() as conn:
             return owed.scrub_owed(conn)
+
+    def deleting(self) -> bool:
+        """A forget or an expiry still lists turns to delete (its scrub aside)."""
+        with self.engine.connect() as conn:
+            return conn.execute(select(ForgetWork.id).limit(1)).first() is not None
 
     def owes(self) -> bool:
         """A forget's work is owed, or turns wait in the spool (whose forget has settled: a
