@@ -19,6 +19,7 @@ from history import HistoryIndex
 from history.importers import FORMATS, ImportedTurn, Places, ReadReport
 from history.importers.auto import owner, survey, vscode_global_storage, with_sessions
 from history.importers.run import import_transcripts
+from history.importers.whole import edits
 from tests.cli_runs import recall
 
 FIXTURES = Path(__file__).parent / "fixtures" / "importers"
@@ -223,6 +224,8 @@ def test_crush_turns_and_its_sub_agent(tmp_path: Path) -> None:
     )
     assert verbose.files == ("main.go", "main_test.go") and verbose.edited == ("main.go",)
     assert verbose.tools == ("view", "fetch", "edit", "agent", "glob") and verbose.tainted
+    [edit] = edits(verbose.work)
+    assert edit.path == "main.go" and edit.removed == ("func main() {",) and edit.added
     assert tests.work == "$ go test ./...\n! FAIL main_test.go:12: verbose is nil"
     assert not tests.tainted
     assert FORMATS["crush"].sessions_in(project / ".crush" / "crush.db") == 1

@@ -224,7 +224,8 @@ class _Reader:
                 for e in edits
                 if isinstance(e, dict)
             ]
-            turn.write_file(path, "\n".join(added))
+            removed = [str(e.get("old_string") or "") for e in edits if isinstance(e, dict)]
+            turn.write_file(path, "\n".join(added), "\n".join(removed))
         elif name == "download" and isinstance(path, str):
             turn.touch(path, edit=True)
         elif isinstance(path, str):
