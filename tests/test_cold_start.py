@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.startup import INITIALIZE
 from history import HistoryIndex
 
 # What none of the short commands needs: the service, the MCP SDK, the migrations' engine.
@@ -163,17 +164,7 @@ def test_the_mcp_server_exits_within_a_second_of_its_client_closing_stdin(home: 
         env=env,
     )
     assert server.stdin is not None and server.stdout is not None
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "test", "version": "0"},
-        },
-    }
-    server.stdin.write((json.dumps(initialize) + "\n").encode())
+    server.stdin.write((json.dumps(INITIALIZE) + "\n").encode())
     server.stdin.flush()
     assert json.loads(server.stdout.readline())["id"] == 1  # it is serving
     closed = time.monotonic()

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.startup import INITIALIZE
 from history import HistoryIndex
 from history.importers.run import BATCH_TURNS
 from history.store.sqlite.doctor import index_agrees, table_problems
@@ -149,17 +150,7 @@ def test_a_hook_that_wrote_leaves_no_process_running(home: Path, tmp_path: Path)
 def test_the_mcp_server_leaves_no_process_when_its_client_goes(home: Path) -> None:
     server = recall(home, "mcp")
     assert server.stdin is not None and server.stdout is not None
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "test", "version": "0"},
-        },
-    }
-    server.stdin.write(json.dumps(initialize) + "\n")
+    server.stdin.write(json.dumps(INITIALIZE) + "\n")
     server.stdin.flush()
     assert json.loads(server.stdout.readline())["id"] == 1
     server.communicate(timeout=10)  # closes stdin: the client went
