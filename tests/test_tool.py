@@ -206,6 +206,8 @@ def test_output_stays_bounded_for_k_10_however_long_the_turns(
 def test_it_declares_itself_read_only_with_a_schema(tool: RecallHistoryTool) -> None:
     assert tool.read_only is True and tool.name == "recall_history"
     assert "not a memory store" in tool.description and "trimmed" in tool.description
+    # An answer is excerpts: the model is told to search first and open one turn second.
+    assert "Search first, then open only the turn you need: recall_turn" in tool.description
     schema = tool.parameters
     assert schema["required"] == ["query"] and schema["additionalProperties"] is False
     props = schema["properties"]
