@@ -4,9 +4,10 @@ rules themselves.
 
 Raised whenever a rule is added or changed so that it masks more: the turns already stored are
 then re-scanned under the new rules by the upkeep and `recall doctor --rescan`
-(history/store/rescan.py). 3: the third round's rules (secrets people paste, in ten languages).
+(history/store/rescan.py). 3: the third round's rules (secrets people paste, in ten languages);
+4: a password variable glued to an id (`sess-PASSWORD=…`) masks its value.
 """
 
 from typing import Final
 
-RULES_VERSION: Final = 3
+RULES_VERSION: Final = 4

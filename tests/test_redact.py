@@ -407,3 +407,12 @@ def test_prose_prompts_and_placeholders_about_passwords_stay(text: str) -> None:
 def test_a_word_after_password_is_is_prose(word: str, verb: str) -> None:
     text = f"the password {verb} {word} now"
     assert redact(text) == text
+
+
+def test_a_password_variable_glued_to_an_id_masks_its_value() -> None:
+    """Regression: hypothesis drew the session id `sess-PASSWORD=correct horse battery staple`
+    and the passphrase stayed in the stored id: the name read as `sess-PASSWORD`, not upper case
+    as a whole, so a bare word after it was taken for code (`token = response`)."""
+    assert "correct" not in redact("sess-PASSWORD=correct horse battery staple")
+    assert "correct" not in redact("see a-PASSWORD=correct horse")
+    assert redact("x-api-key = value here") == "x-api-key = value here"  # code, as before

@@ -231,7 +231,9 @@ def _decide(match: re.Match[str]) -> Found | None:
     if kind is None or match.string.endswith(MASK_START, 0, begin):
         return None  # not a secret's name, or the kind inside a mask: `[redacted:api-key]: …`
     if group == "bare":
-        if _is_code(value, match, upper=not any(char.islower() for char in name)):
+        # Upper case is the name's last part's: `sess-PASSWORD` is an id glued to a variable.
+        last_part = name.rpartition("-")[2]
+        if _is_code(value, match, upper=not any(char.islower() for char in last_part)):
             return None
     else:
         if _REFERENCE.match(value):
