@@ -1,7 +1,7 @@
-"""A work log for each turn of the search-quality sets: what the commit's diff added, as the
-importers log an agent's edits (history/importers/whole.py: `~ path`, then `+ line`s, 40 lines
-an edit, 16,000 characters a turn), so the ranking with the work field can be measured on text
-like an agent's, not only on turns whose work is empty.
+"""A work log for each turn of the search-quality sets: what the commit's diff removed and added,
+as the importers log an agent's edits (history/importers/whole.py: `~ path`, then `- line`s and
+`+ line`s, 40 of each an edit, 16,000 characters a turn), so the ranking with the work field
+can be measured on text like an agent's, not only on turns whose work is empty.
 
     python -m bench.quality_work --mirrors DIR [--out bench/out/quality/work]
 
@@ -43,25 +43,29 @@ def commit_work(repo: Path, rev: str) -> Iterator[tuple[str, str]]:
     command += ["--no-merges", "--format=%x00%H", rev]
     with subprocess.Popen(command, stdout=subprocess.PIPE, text=True, errors="replace") as git:
         assert git.stdout is not None
-        sha, work, path, added = "", WorkLog(), "", []  # type: str, WorkLog, str, list[str]
+        sha, work, path = "", WorkLog(), ""
+        added: list[str] = []
+        removed: list[str] = []
         for line in git.stdout:
             line = line.rstrip("\n")
             if line.startswith("\0"):
                 if path:
-                    work.edit(path, added)
+                    work.edit(path, added, removed)
                 if sha:
                     yield sha, work.text()
-                sha, work, path, added = line[1:], WorkLog(), "", []
+                sha, work, path, added, removed = line[1:], WorkLog(), "", [], []
             elif line.startswith("+++ "):
                 if path:
-                    work.edit(path, added)
+                    work.edit(path, added, removed)
                 target = line[4:].split("\t")[0].removeprefix("b/")
                 path = "" if target == "/dev/null" or is_changelog(target) else target
-                added = []
+                added, removed = [], []
             elif line.startswith("+") and path:
                 added.append(line[1:])
+            elif line.startswith("-") and not line.startswith("--- ") and path:
+                removed.append(line[1:])
         if path:
-            work.edit(path, added)
+            work.edit(path, added, removed)
         if sha:
             yield sha, work.text()
 
