@@ -270,26 +270,33 @@ function openLink(state, ...children) {
   return link;
 }
 
-function hitCard(hit, state, terms) {
+// A turn's card (a search hit, a file's turn): its date, project, ids and taint, then `details`,
+// all one link that opens the turn in its conversation.
+function turnCard(turn, state, className, ...details) {
   const meta = element(
     "p",
     "meta",
-    when(hit.asked_at),
-    state.project ? null : element("span", "project", t("project", { project: hit.project })),
-    element("span", "conversation-id", t("conversation", { id: hit.session_id })),
-    turnId(hit.turn_id),
+    when(turn.asked_at),
+    state.project ? null : element("span", "project", t("project", { project: turn.project })),
+    element("span", "conversation-id", t("conversation", { id: turn.session_id })),
+    turnId(turn.turn_id),
   );
-  const link = openLink(
-    { ...state, open: hit.session_id, turn: hit.turn_id },
-    meta,
-    taintLine(hit),
+  const opens = { ...state, open: turn.session_id, turn: turn.turn_id };
+  const link = openLink(opens, meta, taintLine(turn), ...details);
+  const card = element("li", `card ${className}`, link);
+  card.dataset.turn = turn.turn_id;
+  return card;
+}
+
+function hitCard(hit, state, terms) {
+  return turnCard(
+    hit,
+    state,
+    "hit-card",
     excerpt(t("asked"), hit.asked_excerpt, terms, "asked"),
     excerpt(t("answered"), hit.answered_excerpt, terms, "answered"),
     ...filesOf(hit),
   );
-  const card = element("li", "card hit-card", link);
-  card.dataset.turn = hit.turn_id;
-  return card;
 }
 
 function conversationCard(summary, state) {
@@ -418,24 +425,8 @@ function fileQuery(text) {
 }
 
 function fileTurnCard(turn, state, className, ...details) {
-  const meta = element(
-    "p",
-    "meta",
-    when(turn.asked_at),
-    state.project ? null : element("span", "project", t("project", { project: turn.project })),
-    element("span", "conversation-id", t("conversation", { id: turn.session_id })),
-    turnId(turn.turn_id),
-  );
-  const link = openLink(
-    { ...state, open: turn.session_id, turn: turn.turn_id },
-    meta,
-    taintLine(turn),
-    element("p", "excerpt asked", element("b", "", t("asked")), clip(turn.asked, 300)),
-    ...details,
-  );
-  const card = element("li", `card ${className}`, link);
-  card.dataset.turn = turn.turn_id;
-  return card;
+  const asked = element("p", "excerpt asked", element("b", "", t("asked")), clip(turn.asked, 300));
+  return turnCard(turn, state, className, asked, ...details);
 }
 
 function addedLines(turn) {
