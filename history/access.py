@@ -14,7 +14,7 @@ import hashlib
 import hmac
 import secrets
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from enum import Enum
 
@@ -108,6 +108,10 @@ class AuditEvent:
     project: str | None = None
     turns: int | None = None
     key_name: str | None = None  # the key a key event was about
+
+    def fields(self) -> dict[str, object]:
+        """The event as the audit table's columns name it (the action by its value)."""
+        return {**asdict(self), "action": self.action.value}
 
 
 def digest(salt: bytes, secret: str) -> str:

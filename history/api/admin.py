@@ -38,15 +38,7 @@ class AuditOut(BaseModel):
 
 
 def event_out(event: AuditEvent) -> AuditEventOut:
-    return AuditEventOut(
-        at=event.at,
-        actor=event.actor,
-        action=event.action.value,
-        session_id=event.session_id,
-        project=event.project,
-        turns=event.turns,
-        key_name=event.key_name,
-    )
+    return AuditEventOut.model_validate(event.fields())
 
 
 def router(index: HistoryIndex, route_class: type[APIRoute] = APIRoute) -> APIRouter:

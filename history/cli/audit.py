@@ -41,18 +41,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     since = datetime.now(UTC) - args.since if args.since is not None else None
     events = open_index(args).members.events(since)
     if args.json:
-        rows = [
-            {
-                "at": event.at.isoformat(),
-                "actor": event.actor,
-                "action": event.action.value,
-                "session_id": event.session_id,
-                "project": event.project,
-                "turns": event.turns,
-                "key_name": event.key_name,
-            }
-            for event in events
-        ]
+        rows = [{**event.fields(), "at": event.at.isoformat()} for event in events]
         print(json.dumps(rows, indent=2, ensure_ascii=False))
         return OK if events else NOTHING
     if not events:

@@ -75,20 +75,7 @@ class SqlAccessRecords(AccessRecords):
 
     def write(self, event: AuditEvent) -> None:
         with self._writer.begin() as conn:
-            conn.execute(
-                insert(AuditEventRow),
-                [
-                    {
-                        "at": event.at,
-                        "actor": event.actor,
-                        "action": event.action.value,
-                        "session_id": event.session_id,
-                        "project": event.project,
-                        "turns": event.turns,
-                        "key_name": event.key_name,
-                    }
-                ],
-            )
+            conn.execute(insert(AuditEventRow), [event.fields()])
 
     def events(self, since: datetime | None) -> list[AuditEvent]:
         table = AuditEventRow.__table__
