@@ -4,6 +4,7 @@ import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -11,6 +12,10 @@ from hypothesis import HealthCheck, settings
 from history import HistoryIndex
 from history.store.sqlite import fts
 from tests import postgres
+from tests.browser import chromium
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
 
 settings.register_profile(
     "ci",
@@ -121,3 +126,10 @@ def local_tz(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
     monkeypatch.undo()
     time.tzset()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Headless Chromium for a module's page tests (tests/browser.py)."""
+    with chromium() as launched:
+        yield launched

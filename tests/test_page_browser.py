@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from history import HistoryIndex
-from tests.browser import Requests, chromium, screenshot_path
+from tests.browser import Requests, screenshot_path
 from tests.serving import Server, recall_serve
 
 if TYPE_CHECKING:
@@ -78,12 +78,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     with recall_serve(home) as running:
         running.home = home  # type: ignore[attr-defined]
         yield running
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as launched:
-        yield launched
 
 
 REQUESTS: list[str] = []

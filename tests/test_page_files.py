@@ -13,7 +13,7 @@ from urllib.parse import quote
 import pytest
 
 from history import HistoryIndex
-from tests.browser import chromium, screenshot_path
+from tests.browser import screenshot_path
 from tests.serving import Server, recall_serve
 from tests.test_blame import LOGIN, commit, edit, git
 
@@ -52,12 +52,6 @@ def server(shop: Path) -> Iterator[Server]:
     index.close()
     with recall_serve(home) as running:
         yield running
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as launched:
-        yield launched
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from history import HistoryIndex
-from tests.browser import Requests, chromium, screenshot_path
+from tests.browser import Requests, screenshot_path
 from tests.serving import Server, recall_serve
 
 if TYPE_CHECKING:
@@ -113,12 +113,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     index.close()
     with recall_serve(home) as running:
         yield running
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as launched:
-        yield launched
 
 
 @pytest.fixture

@@ -12,7 +12,6 @@ from fastapi.testclient import TestClient
 
 from history import HistoryIndex
 from history.api import create_app
-from tests.browser import chromium
 from tests.serving import Server, recall_serve
 
 if TYPE_CHECKING:
@@ -52,12 +51,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     seed(home).close()
     with recall_serve(home) as running:
         yield running
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as launched:
-        yield launched
 
 
 def test_the_page_says_how_long_the_turns_in_view_are_kept(
