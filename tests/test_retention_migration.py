@@ -12,21 +12,14 @@ from sqlalchemy import Engine, inspect, text
 
 from history import HistoryIndex
 from history.store import migrations
-from history.store.postgres import engine as pg_engine
-from history.store.sqlite import engine as sqlite_db
+from tests.engines import unmigrated
 
 BEFORE, HEAD = "0016_turn_work", "0017_retention"
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
-    if request.param == "sqlite":
-        made = sqlite_db.create_sqlite_engine(sqlite_db.database_url(tmp_path / "history.db"))
-    else:
-        made = pg_engine.create_postgres_engine(request.getfixturevalue("fresh_postgres_url"))
-        migrations.downgrade(made, "base")
-    yield made
-    made.dispose()
+    yield from unmigrated(request, tmp_path)
 
 
 def test_0017_up_and_down_with_rows(engine: Engine) -> None:
