@@ -122,6 +122,9 @@ static int recallRankData(const Fts5ExtensionApi *pApi, Fts5Context *pFts, int n
         nHit = 0;
         rc = pApi->xQueryPhrase(pFts, i, (void *)&nHit, recallCountRow);
       }
+      /* A count kept apart may be read after a writer added rows the row count had not: a
+      ** word in more rows than there are is in every row (history/ranking.py's idf too). */
+      if (nHit > nRow) nHit = nRow;
       if (rc == SQLITE_OK) {
         double idf = log(((double)nRow - (double)nHit + 0.5) / ((double)nHit + 0.5));
         p->aIDF[i] = idf <= 0.0 ? 1e-6 : idf;
