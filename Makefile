@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8765
 
-.PHONY: serve test lint typecheck pytest bench bench-1m clean dist install smoke-wheel catalogues
+.PHONY: serve test test-unit lint typecheck pytest bench bench-1m clean dist install smoke-wheel catalogues
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,12 @@ lint: $(VENV)/.installed-dev
 typecheck: $(VENV)/.installed-dev
 	$(BIN)/mypy --strict history
 
+# The suite's layers: tests/unit (no database: the fake repository, parsers, rules, catalogues),
+# tests/integration/{sqlite,postgres,both} (a real database), tests/e2e (processes, the browser,
+# the MCP client). `make test-unit` is the quick loop; `make test` runs every layer.
+test-unit: $(VENV)/.installed-dev
+	$(BIN)/python -m pytest -q -p xdist -n $(TEST_WORKERS) tests/unit
+
 # Two workers (pytest-xdist), then the tests that measure time or CPU on their own, one at a time.
 TEST_WORKERS ?= 2
 pytest: $(VENV)/.installed-dev
@@ -41,7 +47,7 @@ pytest: $(VENV)/.installed-dev
 # The gettext catalogues (history/locale): the English messages extracted from the source, each
 # language's .po brought up to date (new messages left to translate), each .mo compiled.
 catalogues: $(VENV)/.installed-dev
-	$(BIN)/python -m tests.catalogues
+	$(BIN)/python -m tests.helpers.catalogues
 
 bench: $(VENV)/.installed-dev
 	$(BIN)/python -m bench.run --sizes 10000 100000

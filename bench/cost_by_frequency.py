@@ -19,7 +19,7 @@ from bench.measure import percentile
 from bench.mixes import MIXES, queries
 from history import HistoryIndex
 from history.store.sqlite.fts import indexed_rows
-from tests.engines import engine_of
+from tests.helpers.engines import engine_of
 
 BINS = (0.01, 0.05, 0.2, 1.0)  # upper bounds of the commonest word's share of the turns
 

@@ -32,7 +32,7 @@ from history.prepare import as_turn, prepare
 from history.store.models import TURN_COLUMNS
 from history.store.postgres import project_index, project_words, question_index, schema, summaries
 from history.store.rows import row_values
-from tests.engines import engine_of
+from tests.helpers.engines import engine_of
 
 BATCH = 5_000
 _COLUMNS = [column.key for column in TURN_COLUMNS]

@@ -20,7 +20,7 @@ from sqlalchemy import event
 
 from bench.corpus import queries
 from history import HistoryIndex
-from tests.engines import engine_of
+from tests.helpers.engines import engine_of
 
 
 def _nodes(node: dict[str, Any]) -> list[dict[str, Any]]:

@@ -16,7 +16,7 @@ from bench.measure import BASELINE, CORPUS, RECALL, Emitter, database_bytes, per
 from history import HistoryIndex
 from history.ranking import EXACT_FORM_BONUS, exact_form_bonus, idf
 from history.store.sqlite.fts import indexed_rows
-from tests.engines import engine_of
+from tests.helpers.engines import engine_of
 
 WARM_UP = 20
 RECALL_BM25 = "bm25(turns_fts, 3.0, 1.0, 1.0, 0.5, 0.0)"

@@ -30,7 +30,7 @@ from history import HistoryIndex
 from history.query import terms as query_terms
 from history.store.postgres import schema, search
 from history.store.postgres.repository import PostgresTurnRepository
-from tests.engines import engine_of
+from tests.helpers.engines import engine_of
 
 NAIVE = "naive"
 FORGOTTEN_PROJECT = "/home/dev/proj-10"

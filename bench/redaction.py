@@ -3,15 +3,16 @@
     python -m bench.redaction [--engine recall | detect-secrets | detect-secrets-rules]
                               [--corpus ../shared/corpus] [--hostile-limit SECONDS]
 
-- coverage: the secret corpus (tests/secret_corpus.py): a kind is caught when every one of its
-  forms comes out without its secret; a form when its secret is gone.
-- false positives: the ordinary lines (tests/ordinary_lines.py: the table in
+- coverage: the secret corpus (tests/helpers/secret_corpus.py): a kind is caught when every
+  one of its forms comes out without its secret; a form when its secret is gone.
+- false positives: the ordinary lines (tests/helpers/ordinary_lines.py: the table in
   tests/fixtures/redaction/ordinary_lines.txt and the lines made there) and, when the
   transcript corpus is there, every line of it (12 to 200 characters): a line that comes out
   changed is a false positive.
 - speed: ms per MB over the transcript files (each redacted as one text), and CPU seconds for
-  each hostile megabyte (tests/hostile_inputs.py), the slowest reported; an input still running
-  after `--hostile-limit` seconds is stopped and reported as over it. For our rules also the CPU
+  each hostile megabyte (tests/helpers/hostile_inputs.py), the slowest reported; an input
+  still running after `--hostile-limit` seconds is stopped and reported as over it. For our
+  rules also the CPU
   time of `prepare` per turn of the bench corpus (p50, p99, max over 20,000 turns): what
   redaction adds to each record.
 
@@ -36,9 +37,9 @@ from importlib import metadata
 from pathlib import Path
 from types import FrameType
 
-from tests.hostile_inputs import HOSTILE
-from tests.ordinary_lines import ORDINARY
-from tests.secret_corpus import FORMS
+from tests.helpers.hostile_inputs import HOSTILE
+from tests.helpers.ordinary_lines import ORDINARY
+from tests.helpers.secret_corpus import FORMS
 
 ROOT = Path(__file__).resolve().parent.parent
 Redactor = Callable[[str], str]

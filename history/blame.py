@@ -129,7 +129,7 @@ def _recorded(
 def _changes(turn: Turn, names: set[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The lines the turn's edits of the file added, and those they removed."""
     # Imported when a blame runs: every tool's import (a `recall search`) would load the
-    # importers otherwise (tests/test_cold_start.py).
+    # importers otherwise (tests/e2e/test_cold_start.py).
     from history.importers.whole import edits
 
     added: list[str] = []

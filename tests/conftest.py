@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, settings
 
 from history import HistoryIndex
 from history.store.sqlite import fts
-from tests import postgres
-from tests.browser import chromium
+from tests.helpers import postgres
+from tests.helpers.browser import chromium
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -130,6 +130,6 @@ def local_tz(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    """Headless Chromium for a module's page tests (tests/browser.py)."""
+    """Headless Chromium for a module's page tests (tests/helpers/browser.py)."""
     with chromium() as launched:
         yield launched

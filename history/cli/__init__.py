@@ -3,7 +3,7 @@
 Each command lives in its own module here and adds itself to the parser with `register`. A run
 imports only the module of the command it was given (COMMAND_MODULES), and none for `--version`:
 `recall` is started once per agent turn by a hook and once per search by an agent, so what it
-imports is what every call pays (tests/test_cold_start.py pins it).
+imports is what every call pays (tests/e2e/test_cold_start.py pins it).
 Exit codes: 0 found / done, 1 nothing found, 2 usage error, 3 failed (an unexpected error: one
 line on stderr, the details in <home>/recall.log), 130 interrupted.
 """

@@ -2,8 +2,8 @@
 errors of a wrong command line), listed here so that extraction puts them in the `cli`
 catalogue: argparse looks them up through our catalogue (language.argparse_speaks).
 
-Messages only a programmer meets (a parser built wrongly) are left out. tests/test_cli_language.py
-holds this list to the running argparse's messages.
+Messages only a programmer meets (a parser built wrongly) are left out.
+tests/integration/sqlite/test_cli_language.py holds this list to the running argparse's messages.
 """
 
 from __future__ import annotations

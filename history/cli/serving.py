@@ -68,7 +68,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     serve(args.project, args.home, args.database_url, args.language)
     # The client has gone and the index is closed: end the process now. Tearing down the
     # interpreter that loaded the MCP SDK took 0.8 s more, during which an agent that restarts
-    # its servers waits (tests/test_cold_start.py).
+    # its servers waits (tests/e2e/test_cold_start.py).
     logging.shutdown()
     sys.stdout.flush()
     sys.stderr.flush()

@@ -111,6 +111,9 @@ def _read_log(path: Path) -> ReadReport:
             report.problems.append(f"{path.name} holds no chat session with requests.")
         return report
     session_id = str(session.get("sessionId") or path.stem) if session else path.stem
+    # One line can push many requests: what was read is the lines that did not apply and the
+    # requests the others built, so a request skipped for want of a prompt is counted in both.
+    report.lines = max(report.lines, report.skipped + len(requests))
     _turns(requests, session_id, workspace_folder(path.parent.parent) or NO_FOLDER, path, report)
     return report
 

@@ -1,7 +1,7 @@
 """The tables as typed SQLAlchemy Core tables, each named by a class whose attributes are its
 columns (`Turn.asked`), as the ORM's declarative classes would, without loading the ORM: a
 search or a hook is a new process, and the ORM's import was a sixth of a search's start-up
-(tests/test_cold_start.py keeps it out).
+(tests/e2e/test_cold_start.py keeps it out).
 
 The schema itself is made only by Alembic (see alembic/versions); these tables describe it for
 queries and for `alembic check`, which compares the two.

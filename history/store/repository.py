@@ -1,6 +1,7 @@
 """The data port: what a turn store holds and answers (record, search, the views, forgetting
 and its tombstones, the turns that name a file, retention). The SQLite and PostgreSQL stores
-implement it; the unit tests' fake (tests/fakes.py) subclasses it. Its care (what a forget still
+implement it; the unit tests' fake (tests/helpers/fakes.py) subclasses it.
+Its care (what a forget still
 owes, upkeep, doctor, stats) is the maintenance port's (maintenance.py).
 """
 

@@ -1,7 +1,7 @@
 """The agent's function-calling tools over the index.
 
 Each tool is imported when it is first named: `recall search` needs recall_history's text and
-not recall_file's blame (tests/test_cold_start.py pins what a command loads).
+not recall_file's blame (tests/e2e/test_cold_start.py pins what a command loads).
 """
 
 from __future__ import annotations

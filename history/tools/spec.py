@@ -29,7 +29,8 @@ class AgentTool(ToolDefinition, Protocol):
 
 
 def tool_spec(tool: ToolDefinition, flavor: str) -> dict[str, Any]:
-    """The definition of `tool` each API accepts (tests/test_tool.py names the sources)."""
+    """The definition of `tool` each API accepts (tests/integration/both/test_tool.py names
+    the sources)."""
     about: dict[str, Any] = {"name": tool.name, "description": tool.description}
     if flavor == "openai":  # Chat Completions: the function nested under "function"
         return {"type": "function", "function": {**about, "parameters": tool.parameters}}

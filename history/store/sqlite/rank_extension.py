@@ -9,8 +9,9 @@ that read. Where the library is missing or will not load (no compiler at install
 without extension loading), the connection has bm25() alone and the search uses it.
 
 The library also brings recall_index_text in C, in place of the Python function of that name the
-engine registers first: the same text for FTS5 (tests/test_index_text_compiled.py), without a
-call into Python for each text column of each row a trigger indexes or deletes.
+engine registers first: the same text for FTS5
+(tests/integration/sqlite/test_index_text_compiled.py), without a call into Python for each
+text column of each row a trigger indexes or deletes.
 """
 
 from __future__ import annotations

@@ -1,0 +1,157 @@
+"""PostgreSQL for tests: a migrated template database per test run, and clean databases from it.
+
+`RECALL_TEST_POSTGRES_URL` names a server and a database to administer from (default: the local
+server, trust auth). Without a reachable server the tests that need one skip, saying why; under
+CI=true they fail instead, so CI always runs them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from sqlalchemy import event
+from sqlalchemy.engine import make_url
+
+from history import HistoryIndex
+from tests.helpers.engines import engine_of
+
+ADMIN_URL = os.environ.get(
+    "RECALL_TEST_POSTGRES_URL", "postgresql+psycopg://root@127.0.0.1:5432/test"
+)
+PREFIX = f"recall_test_{os.getpid()}"
+_numbers = itertools.count()
+_unreachable: str | None = None
+_template: str | None = None
+
+
+def _admin_conninfo(database: str | None = None) -> str:
+    url = make_url(ADMIN_URL)
+    if database is not None:
+        url = url.set(database=database)
+    return url.set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+def url_of(database: str) -> str:
+    return make_url(ADMIN_URL).set(database=database).render_as_string(hide_password=False)
+
+
+def _execute(statement: str, database: str | None = None) -> None:
+    import psycopg
+
+    with psycopg.connect(_admin_conninfo(database), autocommit=True, connect_timeout=3) as conn:
+        conn.execute(statement)  # type: ignore[arg-type]
+
+
+def require_server() -> None:
+    """Skip (fail under CI=true) when there is no server to test against."""
+    global _unreachable
+    if _unreachable is None:
+        try:
+            import psycopg
+
+            psycopg.connect(_admin_conninfo(), connect_timeout=3).close()
+            _unreachable = ""
+        except Exception as exc:
+            _unreachable = f"no PostgreSQL at {make_url(ADMIN_URL)!r}: {type(exc).__name__}"
+    if _unreachable:
+        if os.environ.get("CI"):
+            pytest.fail(f"{_unreachable} (CI=true: PostgreSQL tests must run)")
+        pytest.skip(_unreachable)
+
+
+def template() -> str:
+    """A database migrated to head, made once per test run: each test's is a copy of it."""
+    global _template
+    require_server()
+    if _template is None:
+        from history import HistoryIndex
+
+        name = f"{PREFIX}_template"
+        _execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        _execute(f"CREATE DATABASE {name}")
+        HistoryIndex.open(url_of(name)).close()
+        _template = name
+    return _template
+
+
+def fresh_database() -> str:
+    """A new database at head: a copy of the template. Its commits do not wait for the disk
+    (a test never survives a crash of the server; the suite's time does not go to fsync)."""
+    name = f"{PREFIX}_{next(_numbers)}"
+    _execute(f"CREATE DATABASE {name} TEMPLATE {template()}")
+    _execute(f"ALTER DATABASE {name} SET synchronous_commit TO off")
+    return name
+
+
+def drop(name: str) -> None:
+    _execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+def fresh_url() -> Iterator[str]:
+    """The URL of a new database at head (for tests that change its schema), dropped after."""
+    name = fresh_database()
+    try:
+        yield url_of(name)
+    finally:
+        drop(name)
+
+
+def empty_url() -> Iterator[str]:
+    """The URL of a new database that no revision has touched, dropped after."""
+    require_server()
+    name = f"{PREFIX}_{next(_numbers)}"
+    _execute(f"CREATE DATABASE {name}")
+    try:
+        yield url_of(name)
+    finally:
+        drop(name)
+
+
+_reused: str | None = None
+# Every table the migrations made, but Alembic's own.
+EMPTY_EVERY_TABLE = """
+DO $$ BEGIN EXECUTE (
+    SELECT 'TRUNCATE ' || string_agg(quote_ident(tablename), ', ') || ' RESTART IDENTITY'
+    FROM pg_tables WHERE schemaname = current_schema() AND tablename <> 'alembic_version'
+); END $$
+"""
+
+
+def emptied_url() -> str:
+    """The URL of a database at head with empty tables: one database per test run, emptied
+    before each test (a copy and a drop cost ~0.8 s; emptying costs ~10 ms). Tests that
+    change the schema take `fresh_url` instead."""
+    global _reused
+    if _reused is None:
+        _reused = fresh_database()
+    else:
+        _execute(EMPTY_EVERY_TABLE, _reused)
+    return url_of(_reused)
+
+
+def drop_databases() -> None:
+    """At the end of the run: the reused database and the template."""
+    if not _unreachable:
+        for name in (_reused, _template):
+            if name is not None:
+                drop(name)
+
+
+def ranking_statements(index: HistoryIndex, query: str, project: str) -> tuple[list[str], Any]:
+    """The ranking statements a one-project search sent, and what it found."""
+    statements: list[str] = []
+
+    def ranking(conn: Any, cursor: Any, statement: str, *rest: Any) -> None:
+        if "ts_rank" in statement:
+            statements.append(statement)
+
+    event.listen(engine_of(index), "before_cursor_execute", ranking)
+    try:
+        found = index.search(query, project=project, k=5)
+    finally:
+        event.remove(engine_of(index), "before_cursor_execute", ranking)
+    return statements, found

@@ -1,0 +1,173 @@
+"""Forgotten means gone: not in search results, and not in the database file or its WAL."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from history import HistoryIndex
+from history.store.sqlite import engine as sqlite_db
+from history.store.sqlite import fts
+from tests.helpers.engines import engine_of
+
+# Long and distinctive: FTS5 prefix-compresses terms, so a leftover may hold only the tail.
+CANARY = "zebracanaryqu" + "xvbtwelkjhprmnd"
+
+
+def file_bytes(directory: Path) -> bytes:
+    return b"".join(
+        path.read_bytes() for path in directory.iterdir() if path.name.startswith("history.db")
+    )
+
+
+def assert_gone(directory: Path) -> None:
+    raw = file_bytes(directory)
+    assert CANARY.encode() not in raw
+    assert CANARY[-8:].encode() not in raw, "the tail of the canary survived in the index"
+    assert b"secret plan" not in raw
+
+
+def fill(index: HistoryIndex) -> None:
+    for n in range(300):
+        index.record(
+            turn_id=f"keep-{n}",
+            session_id=f"keep-{n % 10}",
+            project="/work/keep",
+            asked=f"ordinary turn {n} about parsers",
+            answered="fine " * 20,
+        )
+    for n in range(3):
+        index.record(
+            turn_id=f"doomed-{n}",
+            session_id="doomed",
+            project="/work/doomed",
+            asked=f"the secret plan {CANARY} step {n}",
+            answered=f"noted {CANARY}",
+            files=[f"src/{CANARY}.py"],
+        )
+    assert index.search(CANARY, project=None)
+
+
+def scrubbed_soon(index: HistoryIndex, seconds: float = 10) -> bool:
+    """A write leaves upkeep due, which finishes an owed scrub once writes pause (0.25 s)."""
+    deadline = time.monotonic() + seconds
+    while index.purge_pending and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not index.purge_pending
+
+
+FORGETS: dict[str, Callable[[HistoryIndex], int]] = {
+    "session": lambda index: index.forget_session("doomed"),
+    "sessions": lambda index: index.forget_sessions(["doomed", "keep-missing"]),
+    "project": lambda index: index.forget_project("/work/doomed"),
+}
+
+
+@pytest.fixture(params=["fts5-secure-delete", "fts5-optimize"])
+def scrub_mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    if request.param == "fts5-optimize":
+        monkeypatch.setattr(fts, "secure_delete_supported", lambda conn: False)
+    return str(request.param)
+
+
+@pytest.mark.parametrize("forget", FORGETS.values(), ids=FORGETS.keys())
+def test_forgotten_text_is_in_neither_the_file_nor_the_wal(
+    tmp_path: Path, scrub_mode: str, forget: Callable[[HistoryIndex], int]
+) -> None:
+    index = HistoryIndex.open(tmp_path / "history.db")
+    fill(index)
+    assert CANARY[-8:].encode() in file_bytes(tmp_path)  # the check can see it when present
+    assert forget(index) == 3
+    assert index.search(CANARY, project=None) == []
+    assert index.count() == 300 and not index.purge_pending
+    assert_gone(tmp_path)
+    assert forget(index) == 0  # idempotent
+    index.close()
+
+
+def test_deleting_without_the_purge_leaves_the_canary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Guards the test above: with the purge a no-op, the bytes are found.
+    from history.store.sqlite.forgetting.forget import Forgetting
+
+    monkeypatch.setattr(Forgetting, "scrub", lambda self, seconds: "done")
+    monkeypatch.setattr(fts, "secure_delete_supported", lambda conn: False)
+    index = HistoryIndex.open(tmp_path / "history.db")
+    fill(index)
+    index.forget_session("doomed")
+    assert CANARY[-8:].encode() in file_bytes(tmp_path)
+    index.close()
+
+
+def test_a_reader_holding_a_snapshot_delays_the_scrub_and_it_is_finished_later(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    index = HistoryIndex.open(tmp_path / "history.db", busy_timeout_ms=200)
+    fill(index)
+    # The same SQLite library as the index: two copies of SQLite in one process do not see
+    # each other's POSIX locks.
+    reader = sqlite_db.sqlite_driver().connect(str(tmp_path / "history.db"), isolation_level=None)
+    reader.execute("BEGIN")
+    assert reader.execute("SELECT count(*) FROM turns").fetchone() == (303,)
+    try:
+        assert index.forget_session("doomed") == 3
+        assert index.search(CANARY, project=None) == []
+        assert index.purge_pending
+        assert "reader still holds an older snapshot" in caplog.text
+    finally:
+        reader.execute("COMMIT")
+        reader.close()
+    index.record(turn_id="next", session_id="next", project="/work/keep", asked="x", answered="")
+    assert scrubbed_soon(index)
+    assert_gone(tmp_path)
+    index.close()
+
+
+def test_forget_from_another_thread_while_searching(tmp_path: Path) -> None:
+    index = HistoryIndex.open(tmp_path / "history.db")
+    fill(index)
+    errors: list[BaseException] = []
+
+    def search() -> None:
+        try:
+            for _ in range(50):
+                index.search("parsers secret", project=None, k=10)
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=search) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    assert index.forget_project("/work/doomed") == 3
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    index.record(turn_id="next", session_id="next", project="/work/keep", asked="x", answered="")
+    assert index.search(CANARY, project=None) == []
+    assert scrubbed_soon(index)
+    assert_gone(tmp_path)
+    index.close()
+
+
+def test_a_large_forget_rewrites_the_index_and_keeps_secure_delete_on(tmp_path: Path) -> None:
+    index = HistoryIndex.open(tmp_path / "history.db")
+    fill(index)
+    for n in range(150):
+        index.record(
+            turn_id=f"bulk-{n}",
+            session_id=f"bulk-{n % 5}",
+            project="/work/doomed",
+            asked=f"more of the secret plan {CANARY}",
+            answered="",
+        )
+    assert index.forget_project("/work/doomed") == 153
+    assert index.search(CANARY, project=None) == [] and index.count() == 300
+    assert_gone(tmp_path)
+    with engine_of(index).connect() as conn:
+        assert fts.secure_delete_enabled(conn)
+    index.close()
