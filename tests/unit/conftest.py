@@ -3,8 +3,10 @@ one fails at once and belongs in tests/integration."""
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import sqlite3.dbapi2
+from collections.abc import Iterator
 from typing import NoReturn
 
 import pytest
@@ -16,12 +18,14 @@ def _refuse(*args: object, **kwargs: object) -> NoReturn:
     raise AssertionError("a unit test opened a database: move it to tests/integration")
 
 
-@pytest.fixture(autouse=True)
-def _no_database(monkeypatch: pytest.MonkeyPatch) -> None:
-    for driver in (sqlite3, sqlite3.dbapi2, sqlean, sqlean.dbapi2):
-        monkeypatch.setattr(driver, "connect", _refuse)
-    try:
-        import psycopg
-    except ImportError:  # the PostgreSQL driver is an extra
-        return
-    monkeypatch.setattr(psycopg, "connect", _refuse)
+@pytest.fixture(autouse=True, scope="module")
+def _no_database() -> Iterator[None]:
+    # Module-scoped, so it is in place before any module fixture of the layer runs.
+    with pytest.MonkeyPatch.context() as patch:
+        for driver in (sqlite3, sqlite3.dbapi2, sqlean, sqlean.dbapi2):
+            patch.setattr(driver, "connect", _refuse)
+        with contextlib.suppress(ImportError):  # the PostgreSQL driver is an extra
+            import psycopg
+
+            patch.setattr(psycopg, "connect", _refuse)
+        yield
