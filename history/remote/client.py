@@ -1,4 +1,4 @@
-"""`POST /api/code/turns` with the standard library's urllib, and what each answer means.
+"""`POST /api/code/turns` with the standard library's http.client, and what each answer means.
 
 A turn the service stored (201, whatever its outcome) is delivered. One it will never take as
 sent (any other 4xx: too large, malformed) is refused, and kept aside rather than tried forever.
@@ -6,17 +6,18 @@ Everything else is "later": no connection, a timeout, a 5xx, 408 and 429 (busy),
 key is wrong or lacks the right to record: fixing the key sends the turn), and what says the
 address is wrong rather than the turn (a redirect, 404, 405, 421): fixing the address sends it.
 Redirects are not followed: they would turn the POST into a GET, or carry the key elsewhere.
+A service may answer before it has read the whole body (413 on the declared size) and close the
+connection: the broken pipe that ends the send is then read past, to the answer already given.
 """
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
-import urllib.error
-import urllib.request
+import urllib.parse
 from dataclasses import dataclass
 from enum import Enum
-from typing import IO
 
 from history.remote.settings import Service
 
@@ -57,43 +58,46 @@ def verdict_of(status: int) -> Verdict:
     return Verdict.LATER
 
 
-class _NoRedirects(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *_args: object, **_kwargs: object) -> None:
-        return None  # the 3xx is raised as an HTTPError and read as "later"
-
-
 class Client:
     """Posts bodies (history.remote.body) to one service."""
 
     def __init__(self, service: Service, timeout: float = TIMEOUT_SECONDS) -> None:
         self.service, self.timeout = service, timeout
-        self._opener = urllib.request.build_opener(_NoRedirects())
         self._headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if service.key:
             self._headers["Authorization"] = f"Bearer {service.key}"
 
     def post_turn(self, body: bytes) -> Answer:
-        request = urllib.request.Request(
-            self.service.turns_url, data=body, headers=self._headers, method="POST"
-        )
         try:
-            with self._opener.open(request, timeout=self.timeout) as response:
-                status, reply = response.status, _read(response)
-        except urllib.error.HTTPError as error:
-            if 300 <= error.code < 400:
-                moved = f"moved to {error.headers.get('Location', '?')}"[:REASON_CHARS]
-                return Answer(Verdict.LATER, error.code, reason=moved)
-            status, reply = error.code, _read(error)
+            status, headers, reply = self._post(body)
         except (OSError, http.client.HTTPException, ValueError) as error:
             return Answer(Verdict.LATER, reason=_connection_error(error))
+        if 300 <= status < 400:
+            moved = f"moved to {headers.get('Location', '?')}"[:REASON_CHARS]
+            return Answer(Verdict.LATER, status, reason=moved)
         verdict = verdict_of(status)
         if verdict is Verdict.DELIVERED:
             outcome = reply.get("outcome") if isinstance(reply, dict) else None
             return Answer(verdict, status, outcome=str(outcome or "new"))
         return Answer(verdict, status, reason=_detail(reply, status))
 
+    def _post(self, body: bytes) -> tuple[int, http.client.HTTPMessage, object]:
+        url = urllib.parse.urlsplit(self.service.turns_url)
+        if url.scheme not in ("http", "https") or not url.hostname:
+            raise ValueError(f"not an http(s) address: {self.service.url}")
+        kind = http.client.HTTPSConnection if url.scheme == "https" else http.client.HTTPConnection
+        connection = kind(url.hostname, url.port, timeout=self.timeout)
+        try:
+            # The service may answer early and close: its answer is still there to be read.
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                connection.request("POST", url.path or "/", body=body, headers=self._headers)
+            response = connection.getresponse()
+            return response.status, response.headers, _read(response)
+        finally:
+            connection.close()
 
-def _read(response: IO[bytes]) -> object:
+
+def _read(response: http.client.HTTPResponse) -> object:
     try:
         return json.loads(response.read(64 * 1024))
     except (OSError, ValueError, http.client.HTTPException):
@@ -111,6 +115,5 @@ def _detail(reply: object, status: int) -> str:
 
 
 def _connection_error(error: BaseException) -> str:
-    cause = error.reason if isinstance(error, urllib.error.URLError) else error
-    text = getattr(cause, "strerror", None) or str(cause) or type(cause).__name__
+    text = getattr(error, "strerror", None) or str(error) or type(error).__name__
     return " ".join(str(text).split())[:REASON_CHARS]
