@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.sqlite.test_faces_know_no_backend import (
+from tests.helpers.import_graph import (
     HISTORY,
     imported,
     module_name,

@@ -21,13 +21,13 @@ from history.importers.base import ImportedTurn
 from history.store.sqlite import engine as sqlite_db
 from history.store.sqlite.forgetting.steps import SqliteScrub
 from tests.helpers.engines import engine_of
-from tests.helpers.serving import RECALL, recall_serve
-from tests.integration.sqlite.test_forgotten_means_gone import (
+from tests.helpers.forgetting import (
     CANARY,
-    file_bytes,
+    canary_left,
     fill,
     scrubbed_soon,
 )
+from tests.helpers.serving import RECALL, recall_serve
 
 READER = textwrap.dedent(
     """
@@ -40,11 +40,6 @@ READER = textwrap.dedent(
     reader.execute("COMMIT")
     """
 )
-
-
-def canary_left(home: Path) -> bool:
-    raw = file_bytes(home)  # history.db, -wal and -shm
-    return CANARY.encode() in raw or CANARY[-8:].encode() in raw
 
 
 def gone_within(home: Path, seconds: float) -> bool:

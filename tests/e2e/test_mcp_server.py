@@ -11,12 +11,12 @@ import anyio
 import pytest
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
-from mcp_types import CallToolResult, TextContent
 
 from history import HistoryIndex
 from history.tools.recall_history import RecallHistoryTool
 from history.tools.recall_turn import RecallTurnTool
 from history.version import package_version
+from tests.helpers.mcp_client import text_of
 
 
 @pytest.fixture
@@ -38,11 +38,6 @@ def home(tmp_path: Path) -> Path:
     )
     index.close()
     return home
-
-
-def text_of(result: CallToolResult) -> str:
-    assert len(result.content) == 1 and isinstance(result.content[0], TextContent)
-    return result.content[0].text
 
 
 def test_an_agent_lists_both_tools_calls_them_and_gets_errors_as_tool_errors(

@@ -16,8 +16,8 @@ import pytest
 from history import HistoryIndex
 from history.api import create_app
 from tests.helpers.fakes import FakeTurnRepository
+from tests.helpers.routes import TURN, every_route
 from tests.helpers.serving import RECALL, recall_serve
-from tests.integration.sqlite.test_origin_guard import TURN, every_route
 
 TOKEN = "s3cret-rebinding"
 ROUTES = every_route(create_app(HistoryIndex(FakeTurnRepository(), full_text=False)))

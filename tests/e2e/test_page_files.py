@@ -14,8 +14,8 @@ import pytest
 
 from history import HistoryIndex
 from tests.helpers.browser import screenshot_path
+from tests.helpers.git_repo import LOGIN, commit, edit, git
 from tests.helpers.serving import Server, recall_serve
-from tests.integration.both.test_blame import LOGIN, commit, edit, git
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -32,7 +32,7 @@ def shop(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def server(shop: Path) -> Iterator[Server]:
     """t1 wrote login, t2 made it strict (a later commit), r1 only read it; the file's last line
     is a person's, written after every turn."""
-    from tests.integration.both.test_blame import at
+    from tests.helpers.git_repo import at
 
     home = shop.parent / "home"
     shop.mkdir()

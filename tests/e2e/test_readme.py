@@ -20,36 +20,18 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from tests.helpers.paths import ROOT
 from tests.helpers.ports import free_port
+from tests.helpers.readme import README, Block, blocks
 
-README = (ROOT / "README.md").read_text(encoding="utf-8")
 FIXTURES = ROOT / "tests" / "fixtures" / "importers"
 BIN = Path(sys.executable).parent
 README_PORT = "8765"
 RUN_BY_CI = {"make test", "make install"}  # .ci/run: `make test`, then `make smoke-wheel`
-NOT_RUN = re.compile(r"<!-- not run here: [^>]+-->\s*$")
-
-
-@dataclass(frozen=True)
-class Block:
-    language: str
-    text: str
-    skipped: bool
-
-
-def blocks() -> list[Block]:
-    found = []
-    for match in re.finditer(r"^```(\w+)\n(.*?)^```$", README, flags=re.S | re.M):
-        before = README[: match.start()].rstrip("\n")
-        skipped = bool(NOT_RUN.search(before.splitlines()[-1] if before else ""))
-        found.append(Block(match.group(1), match.group(2), skipped))
-    return found
 
 
 def commands(block: Block) -> list[str]:

@@ -11,8 +11,8 @@ from history.importers.run import import_hook
 from history.remote.client import Client
 from history.remote.settings import Service as Address
 from history.remote.sink import RemoteHistory
+from tests.helpers.clock import Clock
 from tests.helpers.remote_service import TOKEN, Service, add_turn, hook_input, running, waiting
-from tests.unit.test_remote_parts import Clock
 
 MINUTES = 60.0
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from history.cli import build_parser
-from tests.e2e.test_readme import README, blocks
+from tests.helpers.readme import README, blocks
 from tests.helpers.serving import recall_serve
 
 SECTION = README.split("## Run the team's service", 1)[1].split("\n## ", 1)[0]

@@ -8,23 +8,24 @@ import json
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from history.importers import FORMATS, ImportedTurn, ReadReport
 from history.importers.base import Places
 from history.importers.editors import uri_path
-from tests.helpers.paths import IMPORTERS
-
-FIXTURES = IMPORTERS
-CLINE = FIXTURES / "cline/saoudrizwan.claude-dev/tasks/1764838800000"
-ROO = FIXTURES / "roo-code/rooveterinaryinc.roo-cline/tasks/0b5e7d3c-2f1a-4c8e-9d6b-7a1e2c3d4f50"
-COPILOT_CLI = FIXTURES / "copilot-cli/session-state/5d2c1b0a-9e8f-4a7b-8c6d-1e2f3a4b5c6d"
-CHAT_STORAGE = FIXTURES / "copilot-chat/workspaceStorage/3f2a9c81d4e5b6a7"
-CONTINUE = FIXTURES / "continue/sessions"
-GOOSE = FIXTURES / "goose/sessions/20261205_garden.jsonl"
-CURSOR = FIXTURES / "cursor/projects/home-dev-shop/agent-transcripts"
+from tests.helpers.importing import (
+    CHAT_STORAGE,
+    CLINE,
+    CONTINUE,
+    COPILOT_CLI,
+    CURSOR,
+    GOOSE,
+    ROO,
+    SINGLE_FILES,
+    copy_beside,
+    operation_log,
+)
 
 
 def only_file(fmt: str, root: Path) -> Path:
@@ -305,24 +306,6 @@ def test_cursor_agent_transcript() -> None:
     )
 
 
-SINGLE_FILES = [
-    ("cline", CLINE / "api_conversation_history.json"),
-    ("roo-code", ROO / "api_conversation_history.json"),
-    ("copilot-cli", COPILOT_CLI / "events.jsonl"),
-    ("copilot-chat", CHAT_STORAGE / "chatSessions/8a7b6c5d-4e3f-4a1b-9c8d-7e6f5a4b3c2d.json"),
-    ("continue", CONTINUE / "c0ffee00-1234-4abc-8def-0123456789ab.json"),
-    ("goose", GOOSE),
-    ("cursor", CURSOR / "e1d2c3b4-a5f6-4789-8abc-def012345678.jsonl"),
-]
-
-
-def copy_beside(source: Path, tmp_path: Path) -> Path:
-    """The session file in a copy of its folder (its companions travel with it)."""
-    folder = tmp_path / source.parent.name
-    shutil.copytree(source.parent, folder)
-    return folder / source.name
-
-
 @pytest.mark.parametrize(("fmt", "source"), SINGLE_FILES)
 def test_reading_twice_gives_the_same_turns(fmt: str, source: Path) -> None:
     assert FORMATS[fmt].read(source) == FORMATS[fmt].read(source)
@@ -522,21 +505,6 @@ def test_a_roo_code_sub_task_is_folded_into_the_turn_that_launched_it(tmp_path: 
     assert (turn.files, turn.edited, turn.tainted) == (("menu.py",), ("menu.py",), True)
     assert {"new_task", "read_file", "apply_diff", "execute_command"} <= set(turn.tools)
     assert "+ fetch_all(items)" in turn.work
-
-
-def operation_log(session: dict[str, Any]) -> list[dict[str, Any]]:
-    """The session as newer VS Code builds write it: a snapshot, then the changes."""
-    first, second, third = session["requests"]
-    growing = {**second, "response": []}
-    return [
-        {"kind": 0, "v": {**session, "requests": [first], "customTitle": "New chat"}},
-        {"kind": 2, "k": ["requests"], "v": [growing]},
-        {"kind": 2, "k": ["requests", 1, "response"], "v": second["response"][:2]},
-        {"kind": 2, "k": ["requests", 1, "response"], "v": second["response"][2:], "i": 2},
-        {"kind": 1, "k": ["customTitle"], "v": "Tax rate"},
-        {"kind": 2, "k": ["requests"], "v": [third]},
-        {"kind": 3, "k": ["requests", 2, "modelId"]},
-    ]
 
 
 def test_a_copilot_chat_operation_log_gives_the_turns_of_the_session_it_builds(

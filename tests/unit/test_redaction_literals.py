@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from history.redaction import _TOKEN_SCANS, _WORD_SCANS, redact
 from history.redaction.rule import Rule
 from history.redaction.scanning import Scans
-from tests.integration.both.test_redact import FRAGMENTS, SECRETS
+from tests.helpers.secret_samples import FRAGMENTS, SECRETS
 
 LITERALS = sorted(_TOKEN_SCANS.literals | _WORD_SCANS.literals)
 SECRET_TEXTS = [text for text, _, _ in SECRETS]

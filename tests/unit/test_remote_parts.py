@@ -19,17 +19,7 @@ from history.remote.ledger import Ledger
 from history.remote.outbox import DRAFT_SECONDS, Outbox
 from history.remote.settings import AddressProblem, BadAddress, configured_service
 from history.remote.sink import LEDGER_DAYS, RemoteHistory
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime.now(UTC).timestamp()
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
+from tests.helpers.clock import Clock
 
 
 def turn(n: int, answered: str = "an answer", session: str = "s1") -> ImportedTurn:

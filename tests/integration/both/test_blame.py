@@ -5,117 +5,16 @@ their work logs), on SQLite and PostgreSQL."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-from collections.abc import Sequence
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 from history import HistoryIndex, blame
 from history.blame_paths import locate, split_lines
-from history.importers.whole import WorkLog
 from tests.helpers.cli_runs import recall
+from tests.helpers.git_repo import LOGIN, at, edit, git
 
 pytestmark = pytest.mark.both_backends
-
-NOW = datetime.now(UTC).replace(microsecond=0)
-LOGIN = "src/auth/login.py"
-
-
-def at(hours: float) -> datetime:
-    return NOW - timedelta(hours=hours)
-
-
-def git(repo: Path, *args: str, when: datetime | None = None) -> str:
-    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
-    if when is not None:
-        stamp = f"@{int(when.timestamp())} +0000"
-        env |= {"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}
-    done = subprocess.run(
-        ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-    )
-    return done.stdout
-
-
-def commit(repo: Path, files: dict[str, str], when: datetime, message: str) -> None:
-    for name, content in files.items():
-        (repo / name).parent.mkdir(parents=True, exist_ok=True)
-        (repo / name).write_text(content)
-        git(repo, "add", name)
-    git(repo, "commit", "-q", "-m", message, when=when)
-
-
-def edit(
-    index: HistoryIndex,
-    turn_id: str,
-    repo: Path,
-    added: Sequence[str],
-    hours: float,
-    asked: str,
-    session: str | None = None,
-    removed: Sequence[str] = (),
-) -> None:
-    work = WorkLog()
-    work.ran("pytest -q")
-    work.edit(LOGIN, list(added), list(removed))
-    assert index.record(
-        turn_id=turn_id,
-        session_id=session or f"conv-{turn_id}",
-        project=str(repo),
-        asked=asked,
-        answered=f"done {turn_id}",
-        files=[LOGIN],
-        edited=[LOGIN],
-        asked_at=at(hours),
-        work=work.text(),
-    )
-
-
-@pytest.fixture
-def shop(tmp_path: Path, index: HistoryIndex) -> Path:
-    """`shop`: a human's first line (before any turn), a turn t1 writing login, t2 rewriting it
-    (its work holds one line of the two it wrote), a human's line after; a turn that only read
-    the file; another project's turn that edited another login.py."""
-    repo = tmp_path / "shop"
-    repo.mkdir()
-    git(repo, "init", "-q")
-    commit(repo, {LOGIN: "# shop auth\n"}, at(5), "start")
-    edit(index, "t1", repo, ["def login(user):", "    return check(user)"], 3, "Add login\nplease")
-    commit(repo, {LOGIN: "# shop auth\ndef login(user):\n    return check(user)\n"}, at(2.9), "1")
-    strict = "    return check(user, strict=True)"
-    was = ["    return check(user)"]
-    edit(index, "t2", repo, ["def login(user):", strict], 2, "Make login strict", removed=was)
-    two = f"# shop auth\ndef login(user):\n{strict}\nLOGIN_TIMEOUT = 30\n"
-    commit(repo, {LOGIN: two}, at(1.9), "2")
-    commit(repo, {LOGIN: two + "DEBUG = False\n"}, at(1), "3")
-    assert index.record(
-        turn_id="r1",
-        session_id="conv-r1",
-        project=str(repo),
-        asked="Explain login",
-        answered="it checks",
-        files=[LOGIN],
-        asked_at=at(0.5),
-    )
-    elsewhere = WorkLog()
-    elsewhere.edit(LOGIN, ["def login(user):"])
-    assert index.record(
-        turn_id="other",
-        session_id="conv-other",
-        project=str(tmp_path / "blog"),
-        asked="blog login",
-        answered="ok",
-        edited=[LOGIN],
-        asked_at=at(0.2),
-        work=elsewhere.text(),
-    )
-    return repo
 
 
 def test_a_file_gives_the_turns_that_edited_it_newest_first_with_their_added_and_removed_lines(

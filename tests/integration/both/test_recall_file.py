@@ -16,13 +16,13 @@ from mcp.client.stdio import StdioServerParameters
 from history import HistoryIndex
 from history.api import create_app
 from history.tools.recall_file import RecallFileTool
-from tests.e2e.test_mcp_server import text_of
+from tests.helpers.git_repo import LOGIN
+from tests.helpers.mcp_client import text_of
 from tests.helpers.paths import ROOT
-from tests.integration.both.test_blame import LOGIN, shop  # noqa: F401  (the repository fixture)
 
 
 def test_an_agent_asks_who_wrote_a_file_and_a_line_over_mcp(
-    shop: Path,  # noqa: F811
+    shop: Path,
     index: HistoryIndex,
     database_url: str,
     tmp_path: Path,
@@ -61,7 +61,7 @@ def test_an_agent_asks_who_wrote_a_file_and_a_line_over_mcp(
 
 
 def test_the_tool_in_every_spec_shape_and_in_another_language(
-    shop: Path,  # noqa: F811
+    shop: Path,
     index: HistoryIndex,
 ) -> None:
     tool = RecallFileTool(index, str(shop))
@@ -72,7 +72,7 @@ def test_the_tool_in_every_spec_shape_and_in_another_language(
 
 
 def test_the_route_answers_a_file_its_lines_and_bad_input(
-    shop: Path,  # noqa: F811
+    shop: Path,
     index: HistoryIndex,
 ) -> None:
     client = TestClient(create_app(index))

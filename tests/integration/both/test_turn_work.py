@@ -22,8 +22,8 @@ from history.store.sqlite import engine as sqlite_db
 from history.tools.recall_turn import RecallTurnTool
 from tests.helpers import postgres
 from tests.helpers.cli_runs import recall
+from tests.helpers.forgetting import CANARY, file_bytes, scrubbed_soon
 from tests.helpers.turns import raw_turn
-from tests.integration.sqlite.test_forgotten_means_gone import CANARY, file_bytes, scrubbed_soon
 
 pytestmark = pytest.mark.both_backends
 

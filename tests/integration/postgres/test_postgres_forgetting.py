@@ -15,7 +15,7 @@ from sqlalchemy.engine import make_url
 from history import HistoryIndex
 from history.store.postgres.scrub import Scrub
 from tests.helpers.engines import engine_of
-from tests.integration.sqlite.test_forgotten_means_gone import CANARY, FORGETS, fill
+from tests.helpers.forgetting import CANARY, FORGETS, fill
 
 _RELATIONS = """
 SELECT pg_relation_filepath(oid) FROM pg_class

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from history import HistoryIndex
 from tests.helpers.secret_corpus import FORMS
+from tests.helpers.secret_store import record_form
 from tests.integration.postgres.test_postgres_forgetting import relation_bytes
-from tests.integration.sqlite.test_secret_corpus import _record
 
 
 def test_no_secret_of_the_corpus_reaches_the_relation_files(postgres_url: str) -> None:
     index = HistoryIndex.open(postgres_url)
-    stored = [_record(index, number, form) for number, form in enumerate(FORMS)]
+    stored = [record_form(index, number, form) for number, form in enumerate(FORMS)]
     index.close()
     assert all(stored)
     raw = relation_bytes(postgres_url).decode("utf-8", "replace")

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from history.importers import FORMATS
-from tests.integration.sqlite.test_importers import check_invariants
+from tests.helpers.importing import check_invariants
 
 # fmt: off
 WORDS = st.sampled_from([

@@ -16,8 +16,7 @@ import pytest
 from history import HistoryIndex
 from history.importers import FORMATS
 from history.importers.run import import_transcripts
-from tests.integration.sqlite.test_importing import counts, stored
-from tests.unit.test_agents_b_readers import SINGLE_FILES, copy_beside, operation_log
+from tests.helpers.importing import SINGLE_FILES, copy_beside, counts, operation_log, stored
 
 CURSOR_CHAT = "e1d2c3b4-a5f6-4789-8abc-def012345678"
 CHAT_CREATED_MS = 1764990000000

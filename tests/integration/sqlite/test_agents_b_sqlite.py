@@ -16,8 +16,8 @@ import pytest
 from history import HistoryIndex
 from history.importers import FORMATS
 from history.importers.run import import_transcripts
+from tests.helpers.importing import counts, stored
 from tests.helpers.paths import IMPORTERS
-from tests.integration.sqlite.test_importing import counts, stored
 
 GOOSE_JSONL = IMPORTERS / "goose/sessions/20261205_garden.jsonl"
 VSCODE_TABLE = "(key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)"  # VS Code's state.vscdb

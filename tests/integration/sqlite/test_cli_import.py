@@ -13,7 +13,7 @@ import pytest
 
 from history import HistoryIndex, history_for
 from tests.helpers.cli_runs import recall
-from tests.integration.sqlite.test_importing import FIXTURES, SESSION, hook_input, prompt, write
+from tests.helpers.importing import FIXTURES, SESSION, hook_input, prompt, write
 
 HOOK = [sys.executable, "-m", "history.cli", "hook", "claude-code"]
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from history.store.sqlite import engine as sqlite_db
+from tests.helpers.damage import filled_home, run
 from tests.helpers.paths import IMPORTERS
-from tests.integration.sqlite.test_damaged_files import filled_home, run
 
 TRANSCRIPTS = IMPORTERS
 

@@ -83,7 +83,7 @@ def test_disk_full_fails_the_record_not_the_turn_and_recovers(
     assert record(index, "before")
     engine = engine_of(index)
 
-    def tiny_disk(dbapi_conn: object, _record: object) -> None:
+    def tiny_disk(dbapi_conn: object, record_form: object) -> None:
         pages = dbapi_conn.execute("PRAGMA page_count").fetchone()[0]  # type: ignore[attr-defined]
         dbapi_conn.execute(f"PRAGMA max_page_count = {pages + 2}")  # type: ignore[attr-defined]
 

@@ -20,7 +20,7 @@ from fastapi.testclient import TestClient
 from history import HistoryIndex
 from history.api import create_app
 from history.store.sqlite import opening
-from tests.integration.sqlite.test_forgotten_means_gone import file_bytes
+from tests.helpers.forgetting import file_bytes
 
 PROJECT, KEPT = "/work/doomed", "/work/kept"
 DOOMED_TURNS = 5_000

@@ -19,8 +19,8 @@ from history.store.sqlite.forgetting.steps import SqliteScrub
 from history.store.sqlite.repository import SqliteTurnRepository
 from tests.helpers.cli_runs import recall
 from tests.helpers.engines import engine_of
+from tests.helpers.forgetting import CANARY, assert_gone, fill
 from tests.helpers.turns import raw_turn
-from tests.integration.sqlite.test_forgotten_means_gone import CANARY, assert_gone, fill
 
 # What one step of the forget holds the lock for here: a merge step reaching a word that is in
 # nearly every turn (hundreds of ms at a million turns).

@@ -11,9 +11,8 @@ import pytest
 from history import HistoryIndex
 from history.store.sqlite import engine as sqlite_db
 from history.store.sqlite.forgetting import zeroing
-from tests.e2e.test_forget_under_load import canary_left
 from tests.helpers.engines import engine_of
-from tests.integration.sqlite.test_forgotten_means_gone import CANARY, fill, scrubbed_soon
+from tests.helpers.forgetting import CANARY, canary_left, fill, scrubbed_soon
 
 
 def doomed_project(index: HistoryIndex) -> None:

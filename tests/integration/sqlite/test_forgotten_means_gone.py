@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -13,58 +12,7 @@ from history import HistoryIndex
 from history.store.sqlite import engine as sqlite_db
 from history.store.sqlite import fts
 from tests.helpers.engines import engine_of
-
-# Long and distinctive: FTS5 prefix-compresses terms, so a leftover may hold only the tail.
-CANARY = "zebracanaryqu" + "xvbtwelkjhprmnd"
-
-
-def file_bytes(directory: Path) -> bytes:
-    return b"".join(
-        path.read_bytes() for path in directory.iterdir() if path.name.startswith("history.db")
-    )
-
-
-def assert_gone(directory: Path) -> None:
-    raw = file_bytes(directory)
-    assert CANARY.encode() not in raw
-    assert CANARY[-8:].encode() not in raw, "the tail of the canary survived in the index"
-    assert b"secret plan" not in raw
-
-
-def fill(index: HistoryIndex) -> None:
-    for n in range(300):
-        index.record(
-            turn_id=f"keep-{n}",
-            session_id=f"keep-{n % 10}",
-            project="/work/keep",
-            asked=f"ordinary turn {n} about parsers",
-            answered="fine " * 20,
-        )
-    for n in range(3):
-        index.record(
-            turn_id=f"doomed-{n}",
-            session_id="doomed",
-            project="/work/doomed",
-            asked=f"the secret plan {CANARY} step {n}",
-            answered=f"noted {CANARY}",
-            files=[f"src/{CANARY}.py"],
-        )
-    assert index.search(CANARY, project=None)
-
-
-def scrubbed_soon(index: HistoryIndex, seconds: float = 10) -> bool:
-    """A write leaves upkeep due, which finishes an owed scrub once writes pause (0.25 s)."""
-    deadline = time.monotonic() + seconds
-    while index.purge_pending and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return not index.purge_pending
-
-
-FORGETS: dict[str, Callable[[HistoryIndex], int]] = {
-    "session": lambda index: index.forget_session("doomed"),
-    "sessions": lambda index: index.forget_sessions(["doomed", "keep-missing"]),
-    "project": lambda index: index.forget_project("/work/doomed"),
-}
+from tests.helpers.forgetting import CANARY, FORGETS, assert_gone, file_bytes, fill, scrubbed_soon
 
 
 @pytest.fixture(params=["fts5-secure-delete", "fts5-optimize"])

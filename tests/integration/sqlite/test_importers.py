@@ -12,11 +12,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from history.importers import FORMATS, TAINTING_TOOLS, ImportedTurn, ReadReport, detect
+from history.importers import FORMATS, TAINTING_TOOLS, ReadReport, detect
 from history.importers.aider import WATCH_REQUEST
 from history.importers.base import is_tainting_tool
 from history.importers.shell import shell_facts
 from tests.helpers.corpus import CORPUS
+from tests.helpers.importing import check_invariants
 from tests.helpers.paths import IMPORTERS
 
 FIXTURES = IMPORTERS
@@ -65,15 +66,6 @@ def read(fmt: str, path: Path) -> ReadReport:
 def as_utc(text: str) -> datetime:
     """`text` in UTC; a naive time (aider's) is the importing machine's local time."""
     return datetime.fromisoformat(text).astimezone(UTC)
-
-
-def check_invariants(turns: list[ImportedTurn]) -> None:
-    assert len({turn.turn_id for turn in turns}) == len(turns)
-    for turn in turns:
-        assert set(turn.edited) <= set(turn.files)
-        assert len(set(turn.files)) == len(turn.files)
-        assert len(set(turn.tools)) == len(turn.tools)
-        assert turn.asked_at.tzinfo is UTC
 
 
 @pytest.mark.parametrize(("fmt", "name", "expected"), CORPUS_TURNS)

@@ -8,7 +8,6 @@ import logging
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -16,79 +15,20 @@ from history import HistoryIndex
 from history.importers import FORMATS, ImportedTurn, ReadReport
 from history.importers import run as importing_module
 from history.importers.claude_code import ClaudeCode
-from history.importers.run import ImportSummary, import_hook, import_transcripts
+from history.importers.run import import_hook, import_transcripts
 from tests.helpers.corpus import CORPUS
-from tests.helpers.paths import IMPORTERS
+from tests.helpers.importing import (
+    FIXTURES,
+    SESSION,
+    counts,
+    hook_input,
+    prompt,
+    stored,
+    write,
+)
 
-FIXTURES = IMPORTERS
 CLAUDE = FORMATS["claude-code"]
 ALL = list(FORMATS.values())
-
-
-def prompt(n: int, text: str, session: str = "s-grow") -> dict[str, Any]:
-    return {
-        "type": "user",
-        "uuid": f"u{n}",
-        "sessionId": session,
-        "cwd": "/home/dev/shop",
-        "timestamp": f"2026-03-0{n}T10:00:00Z",
-        "message": {"role": "user", "content": text},
-    }
-
-
-def reply(n: int, text: str, edit: str, session: str = "s-grow") -> dict[str, Any]:
-    return {
-        "type": "assistant",
-        "uuid": f"a{n}",
-        "sessionId": session,
-        "message": {
-            "id": f"m{n}",
-            "role": "assistant",
-            "content": [
-                {
-                    "type": "tool_use",
-                    "name": "Edit",
-                    "input": {"file_path": f"/home/dev/shop/{edit}"},
-                },
-                {"type": "text", "text": text},
-            ],
-        },
-    }
-
-
-SESSION = [
-    prompt(1, "How should the login function hash passwords?"),
-    reply(1, "Use argon2id for the login hashing.", "src/login.py"),
-    prompt(2, "Add a test for the cart total"),
-    reply(2, "Added a cart total test.", "tests/test_cart.py"),
-    prompt(3, "Rename the checkout button"),
-    reply(3, "Renamed the checkout button.", "web/checkout.html"),
-]
-
-
-def write(path: Path, lines: list[Any]) -> Path:
-    with path.open("a", encoding="utf-8") as handle:
-        for line in lines:
-            handle.write((line if isinstance(line, str) else json.dumps(line)) + "\n")
-    return path
-
-
-def stored(index: HistoryIndex, turn: ImportedTurn) -> bool:
-    """`turn` is found by a search for its own question, with its facts intact."""
-    for hit in index.search(f"{turn.asked} {turn.answered}", project=turn.project, k=10):
-        if hit.turn_id == turn.turn_id:
-            assert (hit.files, hit.edited, hit.tools) == (turn.files, turn.edited, turn.tools)
-            assert (hit.asked_at, hit.tainted, hit.session_id) == (
-                turn.asked_at,
-                turn.tainted,
-                turn.session_id,
-            )
-            return True
-    return False
-
-
-def counts(summary: ImportSummary) -> tuple[int, ...]:
-    return summary.new, summary.updated, summary.unchanged, summary.forgotten, summary.failed
 
 
 def corpus_turns() -> Iterator[ImportedTurn]:
@@ -214,11 +154,6 @@ def test_turns_are_recorded_in_bounded_batches(
     )
     assert import_transcripts(index, [CLAUDE], folder).new == 15
     assert sizes == [6, 6, 3]  # never more than a batch plus one file's turns
-
-
-def hook_input(path: Path | str, **more: object) -> str:
-    base = {"session_id": "s-grow", "cwd": "/home/dev/shop", "hook_event_name": "Stop"}
-    return json.dumps({**base, "transcript_path": str(path), **more})
 
 
 def test_the_hook_imports_its_transcript_and_takes_stops_last_answer(

@@ -19,16 +19,13 @@ from hypothesis import strategies as st
 from history import HistoryIndex
 from history.api import create_app
 from history.api.origin_guard import split_host
-from history.web.page import PAGE_PATHS
 from tests.helpers.loopback import LOOPBACK
+from tests.helpers.routes import TURN, every_route
 
 TOKEN = "s3cret-guard"
 REBOUND = ["evil.example.com", "attacker.test:8765", "127.0.0.1.nip.io", "0.0.0.0", "0.0.0.0:80"]
 OURS = ["127.0.0.1", "127.0.0.1:80", "localhost", "LOCALHOST:80", "[::1]", "[::1]:80"]
 MALFORMED = ["", "127.0.0.1:http", "::1", "[::1", "127.0.0.1:99999999", "a b"]
-TURN = {"turn_id": "t-1", "session_id": "conv-1", "project": "/w/shop", "asked": "login?",
-        "answered": "Use argon2."}  # fmt: skip
-QUERIES = {"/api/code/history": "?q=login", "/api/code/projects": "?project=/w/shop"}
 
 
 @pytest.fixture
@@ -37,17 +34,6 @@ def index(tmp_path: Path) -> Iterator[HistoryIndex]:
     opened.record(**TURN)
     yield opened
     opened.close()
-
-
-def every_route(app: FastAPI) -> list[tuple[str, str]]:
-    """(method, path) of every endpoint of the schema, its parameters filled, the page and the
-    docs besides."""
-    found = [("GET", path) for path in (*PAGE_PATHS, "/docs", "/redoc", "/openapi.json")]
-    for path, operations in app.openapi()["paths"].items():
-        filled = path.replace("{session_id}", "conv-1").replace("{turn_id}", "t-1")
-        filled += QUERIES.get(path, "")
-        found.extend((method.upper(), filled) for method in operations)
-    return found
 
 
 def client(index: HistoryIndex, **options: Any) -> TestClient:

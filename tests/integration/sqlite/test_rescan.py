@@ -13,9 +13,9 @@ import pytest
 
 from history import HistoryIndex
 from tests.helpers.cli_runs import recall
+from tests.helpers.forgetting import file_bytes
 from tests.helpers.rescan_setup import MISSED, PLAIN_TURNS, PROJECT, SECRET, TOKEN, older_version
 from tests.helpers.rescan_setup import record_under_older_rules as record_old
-from tests.integration.sqlite.test_forgotten_means_gone import file_bytes
 
 TURNS = PLAIN_TURNS + len(MISSED)
 

@@ -13,21 +13,9 @@ import pytest
 from history import HistoryIndex
 from tests.helpers.fakes import BrokenTurnRepository
 from tests.helpers.secret_corpus import FORMS, Form
+from tests.helpers.secret_store import record_form
 
 CORPUS_KINDS = sorted({form.kind for form in FORMS})
-
-
-def _record(index: HistoryIndex, number: int, form: Form) -> bool:
-    return index.record(
-        turn_id=f"turn-{number} {form.text}",
-        session_id=f"session-{number} {form.text}",
-        project=f"/work/{form.text}",
-        asked=f"asked about {form.text} and the deploy",
-        answered=f"answered: {form.text}",
-        files=[f"src/{form.text}.py", "src/ordinary.py"],
-        edited=[f"config/{form.text}.env"],
-        tools=[f"shell {form.text}"],
-    )
 
 
 @pytest.fixture(scope="module")
@@ -42,10 +30,12 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, lis
     root.setLevel(logging.DEBUG)
     try:
         index = HistoryIndex.open(db)
-        results = [_record(index, number, form) for number, form in enumerate(FORMS)]
+        results = [record_form(index, number, form) for number, form in enumerate(FORMS)]
         # A turn that cannot be written is logged by its id: the id must be masked there too.
         failing = HistoryIndex(BrokenTurnRepository(), full_text=False)
-        results_of_failures = [_record(failing, number, form) for number, form in enumerate(FORMS)]
+        results_of_failures = [
+            record_form(failing, number, form) for number, form in enumerate(FORMS)
+        ]
         assert not any(results_of_failures)
         raw = b"".join(path.read_bytes() for path in sorted(db.parent.glob("history.db*")))
         yield db, results, raw.decode("utf-8", "replace") + "\n" + "\n".join(logged.lines)

@@ -21,8 +21,8 @@ from history import HistoryIndex, history_for
 from history.cli import main
 from history.redaction.ids import IdMask, id_key_path
 from tests.helpers.engines import engine_of
+from tests.helpers.importing import prompt, reply, write
 from tests.helpers.secret_corpus import FORMS, Form, fake
-from tests.integration.sqlite.test_importing import prompt, reply, write
 
 TOKEN = "gh" + "p_" + fake("ids", 36)
 PASSWORD = "Hu" + fake("ids-pw", 10)

@@ -1,0 +1,67 @@
+"""A forget's canaries: turns planted with a word found nowhere else, and the bytes of a
+database's files, read back to see that word gone."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from history import HistoryIndex
+
+# Long and distinctive: FTS5 prefix-compresses terms, so a leftover may hold only the tail.
+CANARY = "zebracanaryqu" + "xvbtwelkjhprmnd"
+
+
+def file_bytes(directory: Path) -> bytes:
+    return b"".join(
+        path.read_bytes() for path in directory.iterdir() if path.name.startswith("history.db")
+    )
+
+
+def assert_gone(directory: Path) -> None:
+    raw = file_bytes(directory)
+    assert CANARY.encode() not in raw
+    assert CANARY[-8:].encode() not in raw, "the tail of the canary survived in the index"
+    assert b"secret plan" not in raw
+
+
+def fill(index: HistoryIndex) -> None:
+    for n in range(300):
+        index.record(
+            turn_id=f"keep-{n}",
+            session_id=f"keep-{n % 10}",
+            project="/work/keep",
+            asked=f"ordinary turn {n} about parsers",
+            answered="fine " * 20,
+        )
+    for n in range(3):
+        index.record(
+            turn_id=f"doomed-{n}",
+            session_id="doomed",
+            project="/work/doomed",
+            asked=f"the secret plan {CANARY} step {n}",
+            answered=f"noted {CANARY}",
+            files=[f"src/{CANARY}.py"],
+        )
+    assert index.search(CANARY, project=None)
+
+
+def scrubbed_soon(index: HistoryIndex, seconds: float = 10) -> bool:
+    """A write leaves upkeep due, which finishes an owed scrub once writes pause (0.25 s)."""
+    deadline = time.monotonic() + seconds
+    while index.purge_pending and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not index.purge_pending
+
+
+FORGETS: dict[str, Callable[[HistoryIndex], int]] = {
+    "session": lambda index: index.forget_session("doomed"),
+    "sessions": lambda index: index.forget_sessions(["doomed", "keep-missing"]),
+    "project": lambda index: index.forget_project("/work/doomed"),
+}
+
+
+def canary_left(home: Path) -> bool:
+    raw = file_bytes(home)  # history.db, -wal and -shm
+    return CANARY.encode() in raw or CANARY[-8:].encode() in raw
