@@ -139,6 +139,13 @@ def cmd_hook(args: argparse.Namespace) -> int:
             if sink is not None:  # a team's service: the local history is not opened
                 summary = import_hook(sink, payload, args.agent)
                 return _hook_problems(summary)
+            # A current SQLite file is written through its driver alone (no SQLAlchemy).
+            from history.direct_record import direct_recorder
+
+            direct = direct_recorder(args.home, args.database_url)
+            if direct is not None:
+                summary = import_hook(direct, payload, args.agent)
+                return _hook_problems(summary)
             from history.index import history_for  # the index and its storage: local only
 
             index = history_for(args.home, args.database_url)
