@@ -19,6 +19,7 @@ import pytest
 
 from bench.startup import INITIALIZE
 from history import HistoryIndex
+from history.importers import _READERS
 
 # What none of the short commands needs: the service, the MCP SDK, the migrations' engine.
 SERVICE = ("fastapi", "starlette", "uvicorn", "pydantic", "mcp", "alembic", "history.api")
@@ -132,6 +133,9 @@ def test_hook_imports_neither_the_service_nor_the_migrations_nor_sqlalchemy(home
     assert "history.store.sqlite.direct" in modules  # through the driver
     unwanted = (*SERVICE, *ORM, *ENGINE, "rich", "http.client", "history.remote.client")
     assert under(modules, unwanted) == []
+    # One agent's reader: the other formats' modules are imported when named.
+    readers = {f"history.importers.{module}" for module, _ in _READERS.values()}
+    assert sorted(readers & modules) == ["history.importers.claude_code"]
     index = HistoryIndex.open(home / "home" / "history.db")
     try:
         assert "s2" in [hit.session_id for hit in index.search("hash passwords", None)]
