@@ -33,7 +33,7 @@ COMMAND_MODULES = {
     "serve": "serving",
     "mcp": "serving",
     "import": "imports",
-    "hook": "imports",
+    "hook": "hook",
     "show": "views",
     "sessions": "views",
     "projects": "views",

@@ -1,33 +1,25 @@
-"""`recall import` and `recall hook`: transcripts of other agents into the index.
+"""`recall import`: transcripts of other agents into the index (`recall hook`: hook.py).
 
 `recall import --list` shows every agent, each place it may keep sessions on this machine, and
 what is there; `recall import auto` imports from each of those places.
-
-`recall hook claude-code` runs inside Claude Code after every turn: it prints nothing to stdout
-(Claude Code reads a hook's stdout), exits 0 whatever happens, and speaks only on stderr.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import logging
 import sys
 from pathlib import Path
 
 from history.cli import language
 from history.cli.common import FAILED, NOTHING, OK, USAGE, Commands
 from history.cli.language import _, ngettext, number
-from history.cli.remote_words import add_server_option, remote_sink
 from history.domain import READ_ONLY
 from history.importers import FORMATS, Places, TranscriptFormat, detect
 from history.importers.auto import AgentPlaces, survey
-from history.importers.hooks import HOOK_AGENTS
-from history.importers.run import ImportSummary, import_hook, import_transcripts
+from history.importers.run import ImportSummary, import_transcripts
 
 AUTO = "auto"
-HOOK_SECONDS = 10.0  # the most a hook spends sending to a service; the rest waits its turn
 
 
 def cmd_import(args: argparse.Namespace) -> int:
@@ -128,45 +120,8 @@ def _shown(path: Path) -> str:
     return f"~/{path.relative_to(home)}" if path.is_relative_to(home) else str(path)
 
 
-def cmd_hook(args: argparse.Namespace) -> int:
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="recall hook: %(message)s")
-    # Nothing may reach stdout, even from a library that prints: Claude Code would read it.
-    with contextlib.redirect_stdout(sys.stderr):
-        try:
-            # Codex's notify hands its JSON as the last argument; the others write it on stdin.
-            payload = args.payload if args.payload is not None else sys.stdin.read()
-            sink = remote_sink(args, "hook")
-            if sink is not None:  # a team's service: the local history is not opened
-                summary = import_hook(sink, payload, args.agent)
-                return _hook_problems(summary)
-            from history.index import history_for  # the index and its storage: local only
-
-            index = history_for(args.home, args.database_url)
-            if not index.writable:
-                print(
-                    _("recall hook: nothing imported: {reason}", reason=_(READ_ONLY)),
-                    file=sys.stderr,
-                )
-                return OK
-            summary = import_hook(index, payload, args.agent)
-        except Exception as error:  # a hook never breaks the agent's turn
-            print(
-                _("recall hook: nothing imported ({error})", error=type(error).__name__),
-                file=sys.stderr,
-            )
-            return OK
-        return _hook_problems(summary)
-
-
-def _hook_problems(summary: ImportSummary | None) -> int:
-    if summary is not None and (summary.unreadable or summary.failed):
-        for problem in summary.as_dict()["problems"] or [summary.sentence(language.messages())]:
-            print(f"recall hook: {problem}", file=sys.stderr)
-    return OK
-
-
 def register(commands: Commands, common: argparse.ArgumentParser) -> None:
-    """Add the import and hook sub-commands."""
+    """Add the import sub-command."""
     defaults = ", ".join(f"{fmt.name}: {_default(fmt)}" for fmt in FORMATS.values())
     exits = _(
         "Exit codes: 0 something was read, 1 nothing found, 2 usage error, 3 turns were read "
@@ -206,26 +161,6 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--json", action="store_true", help=_("print the summary as JSON"))
     parser.set_defaults(run=cmd_import)
-
-    hook = commands.add_parser(
-        "hook",
-        parents=[common],
-        help=_("import the transcript an agent's hook names (reads the hook JSON on stdin)"),
-        description=_(
-            "Run from an agent's hook (Claude Code's Stop, Gemini CLI's AfterAgent, Cursor's "
-            "stop, Codex's notify): imports just that conversation's transcript, or with "
-            "--server (or $RECALL_SERVER) posts its new turns to a team's service. "
-            "Prints nothing on stdout and always exits 0."
-        ),
-    )
-    hook.add_argument("agent", choices=HOOK_AGENTS, help=_("the agent calling the hook"))
-    hook.add_argument(
-        "payload",
-        nargs="?",
-        help=_("the hook's JSON, when the agent passes it as an argument (Codex's notify)"),
-    )
-    add_server_option(hook)
-    hook.set_defaults(run=cmd_hook)
 
 
 def _default(fmt: TranscriptFormat) -> str:

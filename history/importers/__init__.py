@@ -4,7 +4,9 @@ Continue, Goose and Cursor."""
 
 from __future__ import annotations
 
-from history.importers.aider import Aider
+import importlib
+from collections.abc import Iterator, Mapping
+
 from history.importers.base import (
     TAINTING_TOOLS,
     ImportedTurn,
@@ -13,39 +15,52 @@ from history.importers.base import (
     TranscriptFormat,
     is_tainting_tool,
 )
-from history.importers.claude_code import ClaudeCode
-from history.importers.cline import Cline, KiloCode, RooCode
-from history.importers.codex import Codex
-from history.importers.continue_dev import Continue
-from history.importers.copilot_chat import CopilotChat
-from history.importers.copilot_cli import CopilotCli
-from history.importers.crush import Crush
-from history.importers.cursor import Cursor
-from history.importers.gemini import Gemini
-from history.importers.goose import Goose
-from history.importers.opencode import OpenCode
-from history.importers.qwen_code import QwenCode
 
-FORMATS: dict[str, TranscriptFormat] = {
-    fmt.name: fmt
-    for fmt in (
-        ClaudeCode(),
-        Codex(),
-        Aider(),
-        QwenCode(),
-        Gemini(),
-        OpenCode(),
-        Crush(),
-        Cline(),
-        RooCode(),
-        KiloCode(),
-        CopilotCli(),
-        CopilotChat(),
-        Continue(),
-        Goose(),
-        Cursor(),
-    )
+# Each format's name, the module here that reads it and its class, in the order the formats are
+# tried (`recall import auto`, a file two formats could claim).
+_READERS = {
+    "claude-code": ("claude_code", "ClaudeCode"),
+    "codex": ("codex", "Codex"),
+    "aider": ("aider", "Aider"),
+    "qwen-code": ("qwen_code", "QwenCode"),
+    "gemini": ("gemini", "Gemini"),
+    "opencode": ("opencode", "OpenCode"),
+    "crush": ("crush", "Crush"),
+    "cline": ("cline", "Cline"),
+    "roo-code": ("cline", "RooCode"),
+    "kilo-code": ("cline", "KiloCode"),
+    "copilot-cli": ("copilot_cli", "CopilotCli"),
+    "copilot-chat": ("copilot_chat", "CopilotChat"),
+    "continue": ("continue_dev", "Continue"),
+    "goose": ("goose", "Goose"),
+    "cursor": ("cursor", "Cursor"),
 }
+
+
+class _Formats(Mapping[str, TranscriptFormat]):
+    """Every format by name, each module imported when its format is first asked for: a hook
+    reads one agent's transcript, and importing all fifteen readers was ~35 ms of its start."""
+
+    def __init__(self) -> None:
+        self._made: dict[str, TranscriptFormat] = {}
+
+    def __getitem__(self, name: str) -> TranscriptFormat:
+        made = self._made.get(name)
+        if made is None:
+            module, reader = _READERS[name]
+            made = getattr(importlib.import_module(f"history.importers.{module}"), reader)()
+            assert isinstance(made, TranscriptFormat) and made.name == name
+            self._made[name] = made
+        return made
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_READERS)
+
+    def __len__(self) -> int:
+        return len(_READERS)
+
+
+FORMATS: Mapping[str, TranscriptFormat] = _Formats()
 
 
 def detect(places: Places | None = None) -> list[TranscriptFormat]:

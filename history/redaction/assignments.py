@@ -27,6 +27,7 @@ from history.redaction.rule import (
     Found,
     Rule,
     case_variants,
+    lazy,
     looks_random,
     secret_group,
 )
@@ -59,7 +60,7 @@ def _tail(word: str) -> str:
 
 # One pattern for each spelling of each word, so each can be skipped to (see rule.py).
 _PATTERNS: Final = tuple(
-    re.compile(f"(?P<word>{re.escape(word)})(?P<tail>{_tail(word)})" + _AFTER_THE_NAME)
+    lazy(f"(?P<word>{re.escape(word)})(?P<tail>{_tail(word)})" + _AFTER_THE_NAME)
     for word in case_variants(*_WORDS)
 )
 
@@ -257,7 +258,7 @@ RULES: Final[tuple[Rule, ...]] = (
         # `auth=("user", "…")`, `HTTPBasicAuth("user", "…")`
         "password",
         tuple(
-            re.compile(
+            lazy(
                 word + r"[ \t]*=?[ \t]*\([ \t]*([\"'])[^\"'\n]{1,100}+\1[ \t]*,"
                 r"[ \t]*([\"'])(?P<secret>[^\"'\n]++)\2"
             )

@@ -8,10 +8,9 @@ there, on the same line: `grep -p`, `tar -t` and `ssh -a` are no such thing.
 
 from __future__ import annotations
 
-import re
 from typing import Final
 
-from history.redaction.rule import Rule, keyed, near, secret_group
+from history.redaction.rule import Rule, keyed, lazy, near, secret_group
 
 # A value on a command line: quoted, or up to the next space; not `$VAR`, `"$VAR"`, `<key>` or
 # `sk-...`.
@@ -70,7 +69,7 @@ RULES: Final[tuple[Rule, ...]] = (
         # keytool's -storepass and -keypass (and their -src / -dest forms).
         "cli-password",
         tuple(
-            re.compile(rf"-{flag}(?<=[ \t]-{flag})[ \t]+(?P<secret>" + ARGUMENT + ")")
+            lazy(rf"-{flag}(?<=[ \t]-{flag})[ \t]+(?P<secret>" + ARGUMENT + ")")
             for flag in ("storepass", "keypass", "srcstorepass", "deststorepass", "srckeypass")
         ),
         secret_group,
@@ -86,7 +85,7 @@ RULES: Final[tuple[Rule, ...]] = (
         # (`-u http://app`, `redis-cli -u redis://…`, whose password the URL rule finds).
         "cli-password",
         tuple(
-            re.compile(
+            lazy(
                 flag + r"[ \t]+[\"']?(?![0-9]+:|\[redacted:)[^\s:\"'@]{1,100}+:"
                 r"(?P<secret>(?!\$|//)[^\s\"']++)"
             )

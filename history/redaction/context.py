@@ -15,9 +15,11 @@ from history.redaction import commands
 from history.redaction.rule import (
     Decision,
     Found,
+    Pattern,
     Rule,
     glued_prefixes,
     keyed,
+    lazy,
     looks_random,
     secret_group,
 )
@@ -45,12 +47,12 @@ def _decodes_to(prefix_length: int, needle: bytes) -> Decision:
     return decide
 
 
-def _literal_first(literals: list[str], rest: str) -> tuple[re.Pattern[str], ...]:
+def _literal_first(literals: list[str], rest: str) -> tuple[Pattern, ...]:
     """One pattern per literal, so each can be skipped to (see rule.py)."""
-    return tuple(re.compile(re.escape(literal) + rest) for literal in literals)
+    return tuple(lazy(re.escape(literal) + rest) for literal in literals)
 
 
-_PEM: Final = re.compile(
+_PEM: Final = lazy(
     r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
     r"(?s:.*?-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|.*)"
 )
@@ -86,7 +88,7 @@ def _pem_in_base64(match: re.Match[str]) -> Found | None:
 _JWT: Final = Rule(
     "jwt",
     tuple(
-        re.compile(prefix + r"[A-Za-z0-9_-]{10,}+\.[A-Za-z0-9_-]{10,}+\.[A-Za-z0-9_-]{10,}+")
+        lazy(prefix + r"[A-Za-z0-9_-]{10,}+\.[A-Za-z0-9_-]{10,}+\.[A-Za-z0-9_-]{10,}+")
         for prefix in glued_prefixes(["eyJ"])
     ),
 )
@@ -142,7 +144,7 @@ _NGROK: Final = (
     Rule(
         "ngrok-token",
         tuple(
-            re.compile(word + r"[\"']?[ \t]*[:=]?[ \t]*[\"']?(?P<secret>" + _NGROK_TOKEN + ")")
+            lazy(word + r"[\"']?[ \t]*[:=]?[ \t]*[\"']?(?P<secret>" + _NGROK_TOKEN + ")")
             for word in ("authtoken", "AUTHTOKEN", "authToken")
         ),
         secret_group,
@@ -173,7 +175,7 @@ _XML_TAGS: Final = (
 _XML: Final = Rule(
     "password",
     (
-        re.compile(
+        lazy(
             "<(?P<tag>" + "|".join(_XML_TAGS) + r")>[ \t]*(?![$%{]|\*\*)"
             r"(?P<secret>[^<>\n]{1,200}+)</(?P=tag)>"
         ),

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from history.redaction.rule import MASK_START, Found, Rule, looks_random
+from history.redaction.rule import MASK_START, Found, Rule, lazy, looks_random
 
 _NAME: Final = r"[^\s=;,\"'`]{1,100}+"
 _HEADER: Final = (
@@ -55,12 +55,12 @@ def _curl(match: re.Match[str]) -> Found | None:
 RULES: Final[tuple[Rule, ...]] = (
     Rule(
         "cookie",
-        tuple(re.compile(word + _HEADER) for word in ("Cookie", "cookie", "COOKIE")),
+        tuple(lazy(word + _HEADER) for word in ("Cookie", "cookie", "COOKIE")),
         _cookie,
     ),
     Rule(
         "cookie",
-        (re.compile(r"-b(?<=[ \t]-b)" + _CURL), re.compile(r"--cookie" + _CURL)),
+        (lazy(r"-b(?<=[ \t]-b)" + _CURL), lazy(r"--cookie" + _CURL)),
         _curl,
     ),
 )

@@ -22,6 +22,41 @@ class Found(NamedTuple):
     kind: str | None = None
 
 
+class Pattern:
+    """A rule's pattern, compiled the first time a text that could match it is scanned.
+
+    The rules hold some three hundred patterns, and compiling them all took ~150 ms of every
+    process that redacts, most of a hook's start-up; a turn is scanned with the few whose
+    literal it holds. A text without the literal a pattern starts with (`anchor`, held sound by
+    tests/test_redaction_literals.py) cannot match it, so it is never compiled for that text.
+    """
+
+    __slots__ = ("_compiled", "literal", "pattern")
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+        self.literal = anchor(pattern)
+        self._compiled: re.Pattern[str] | None = None
+
+    def __repr__(self) -> str:
+        return f"Pattern({self.pattern!r})"
+
+    @property
+    def compiled(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            self._compiled = re.compile(self.pattern)
+        return self._compiled
+
+    def absent_from(self, text: str) -> bool:
+        """Whether `text` cannot hold a match, known without compiling: once compiled, the
+        engine's own skip from one occurrence of the literal to the next is as cheap."""
+        return self._compiled is None and self.literal is not None and self.literal not in text
+
+
+def lazy(pattern: str) -> Pattern:
+    return Pattern(pattern)
+
+
 # What to mask in a match, or None to leave the match alone.
 Decision = Callable[[re.Match[str]], Found | None]
 
@@ -53,7 +88,7 @@ _LAST_CHECK: dict[int, tuple[str, bool]] = {}
 @dataclass(frozen=True)
 class Rule:
     kind: str
-    patterns: tuple[re.Pattern[str], ...]
+    patterns: tuple[Pattern, ...]
     # None: every match is masked whole, by the regular-expression engine alone.
     decide: Decision | None = None
     # For the few patterns that cannot start with a literal: skipped unless one of these is in
@@ -65,13 +100,15 @@ class Rule:
             text = self.scan(pattern, text)
         return text
 
-    def scan(self, pattern: re.Pattern[str], text: str) -> str:
+    def scan(self, pattern: Pattern, text: str) -> str:
         """`text` with what `pattern` (one of this rule's) finds masked."""
         if self.requires and not self._holds_a_required_word(text):
             return text
+        if pattern.absent_from(text):
+            return text
         if self.decide is None:
-            return pattern.sub(mask(self.kind), text)
-        return self._masked(pattern, self.decide, text)
+            return pattern.compiled.sub(mask(self.kind), text)
+        return self._masked(pattern.compiled, self.decide, text)
 
     def _holds_a_required_word(self, text: str) -> bool:
         # A rule's patterns are tried one after the other on the same text: its words are
@@ -131,10 +168,10 @@ def looks_random(value: str) -> bool:
 _LITERAL_START = re.compile(r"(?:\(\?P<\w+>)?((?:\\[^A-Za-z0-9]|[^\\()\[\]{}?*+|.^$])+)([?*{]?)")
 
 
-def anchor(pattern: re.Pattern[str]) -> str | None:
+def anchor(pattern: str) -> str | None:
     """The literal a match of `pattern` starts with (at least two characters), or None: a text
     without it need not be scanned with the pattern at all."""
-    found = _LITERAL_START.match(pattern.pattern)
+    found = _LITERAL_START.match(pattern)
     if found is None:
         return None
     literal = re.sub(r"\\(.)", r"\1", found.group(1))
@@ -160,9 +197,7 @@ def token(kind: str, prefixes: Iterable[str], body: str) -> Rule:
     """A token recognised by its own prefix; the whole token becomes the mask."""
     return Rule(
         kind,
-        tuple(
-            re.compile(prefix + _NOT_A_PLACEHOLDER + body) for prefix in glued_prefixes(prefixes)
-        ),
+        tuple(lazy(prefix + _NOT_A_PLACEHOLDER + body) for prefix in glued_prefixes(prefixes)),
     )
 
 
@@ -180,7 +215,7 @@ def keyed(
     kind: str, pattern: str, decide: Decision = secret_group, requires: Iterable[str] = ()
 ) -> Rule:
     """A secret found by what stands around it: only the group named `secret` is masked."""
-    return Rule(kind, (re.compile(pattern),), decide, tuple(requires))
+    return Rule(kind, (lazy(pattern),), decide, tuple(requires))
 
 
 def near(words: tuple[str, ...], before: int, same_line: bool = True) -> Decision:

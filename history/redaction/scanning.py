@@ -9,20 +9,19 @@ the patterns due are tried, in the rules' order.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import NamedTuple
 
 from ahocorasick_rs import AhoCorasick, Implementation
 
-from history.redaction.rule import Rule, anchor
+from history.redaction.rule import Pattern, Rule
 
 
 class Scan(NamedTuple):
     literal: str | None
     requires: tuple[str, ...]
-    scan: Callable[[re.Pattern[str], str], str]
-    pattern: re.Pattern[str]
+    scan: Callable[[Pattern, str], str]
+    pattern: Pattern
 
 
 class Scans:
@@ -30,7 +29,7 @@ class Scans:
 
     def __init__(self, rules: tuple[Rule, ...]) -> None:
         self.scans = tuple(
-            Scan(anchor(pattern), rule.requires, rule.scan, pattern)
+            Scan(pattern.literal, rule.requires, rule.scan, pattern)
             for rule in rules
             for pattern in rule.patterns
         )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from history.redaction.rule import Found, Rule, behind, keyed, token
+from history.redaction.rule import Found, Rule, behind, keyed, lazy, token
 
 HEX32: Final = r"[0-9a-f]{32}"
 UUID_TAIL: Final = r"[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
@@ -26,7 +26,7 @@ def _discord_bot_token() -> Rule:
     return Rule(
         "discord-bot-token",
         (
-            re.compile(
+            lazy(
                 r"[MNO](?<![A-Za-z0-9_-][MNO])[A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6,7}\."
                 r"[A-Za-z0-9_-]{27,40}"
             ),
@@ -109,7 +109,7 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule(
         # 32 hex digits, then the data centre: the pattern starts at `-us` and looks back.
         "mailchimp-api-key",
-        (re.compile(r"-us(?<=[0-9a-f]{32}-us)(?<![A-Za-z0-9][0-9a-f]{32}-us)[0-9]{1,2}(?![0-9])"),),
+        (lazy(r"-us(?<=[0-9a-f]{32}-us)(?<![A-Za-z0-9][0-9a-f]{32}-us)[0-9]{1,2}(?![0-9])"),),
         behind(32),
     ),
     token("vault-token", ["hvs.", "hvb.", "hvr."], r"[A-Za-z0-9_-]{24,}+"),
@@ -118,7 +118,7 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule(
         # A UUID is an API key where Heroku is named just before it, on its line.
         "heroku-api-key",
-        (re.compile(r"-(?<=[0-9a-fA-F]{8}-)(?<![A-Za-z0-9-][0-9a-fA-F]{8}-)" + UUID_TAIL),),
+        (lazy(r"-(?<=[0-9a-fA-F]{8}-)(?<![A-Za-z0-9-][0-9a-fA-F]{8}-)" + UUID_TAIL),),
         _after_a_heroku_word,
         requires=("heroku", "Heroku", "HEROKU"),
     ),
@@ -132,7 +132,7 @@ RULES: Final[tuple[Rule, ...]] = (
     # `123456789:AA…`: the pattern starts at `AA` (a literal to skip to) and looks back for the id.
     Rule(
         "telegram-bot-token",
-        (re.compile(r"AA(?<=[0-9]{8}:AA)(?<![0-9]{11}:AA)[A-Za-z0-9_-]{33}"),),
+        (lazy(r"AA(?<=[0-9]{8}:AA)(?<![0-9]{11}:AA)[A-Za-z0-9_-]{33}"),),
     ),
     token("age-secret-key", ["AGE-SECRET-KEY-1"], r"[0-9A-Z]{58}"),
     token("postman-api-key", ["PMAK-"], r"[a-f0-9]{24}-[a-f0-9]{34}"),
@@ -152,7 +152,7 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule(
         "terraform-token",
         (
-            re.compile(
+            lazy(
                 r"\.atlasv1\.(?<=[A-Za-z0-9]{14}\.atlasv1\.)(?<![A-Za-z0-9]{15}\.atlasv1\.)"
                 r"[A-Za-z0-9_=-]{60,}+"
             ),
@@ -216,24 +216,20 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule(
         # A Firebase Cloud Messaging server key: 11 characters, `:APA91b`, 134 more.
         "firebase-key",
-        (re.compile(r":APA91b(?<=[A-Za-z0-9_-]{11}:APA91b)[A-Za-z0-9_-]{100,}+"),),
+        (lazy(r":APA91b(?<=[A-Za-z0-9_-]{11}:APA91b)[A-Za-z0-9_-]{100,}+"),),
         behind(11),
     ),
     Rule(
         # An Azure DevOps token of 84 characters holds `AZDO` at its 77th.
         "azure-devops-token",
-        (re.compile(r"AZDO(?<=[A-Za-z0-9]{76}AZDO)(?<![A-Za-z0-9]{77}AZDO)[A-Za-z0-9]{4}"),),
+        (lazy(r"AZDO(?<=[A-Za-z0-9]{76}AZDO)(?<![A-Za-z0-9]{77}AZDO)[A-Za-z0-9]{4}"),),
         behind(76),
     ),
     token("dropbox-token", ["sl."], r"(?=[A-Za-z_.-]{0,16}+[0-9A-Z])[A-Za-z0-9_.-]{130,}+"),
     Rule(
         # Three characters, `8Q~`, then 31 to 34 more.
         "azure-client-secret",
-        (
-            re.compile(
-                r"8Q~(?<=[A-Za-z0-9_~.-]{3}8Q~)(?<![A-Za-z0-9_~.-]{4}8Q~)[A-Za-z0-9_~.-]{31,34}"
-            ),
-        ),
+        (lazy(r"8Q~(?<=[A-Za-z0-9_~.-]{3}8Q~)(?<![A-Za-z0-9_~.-]{4}8Q~)[A-Za-z0-9_~.-]{31,34}"),),
         behind(3),
     ),
 )

@@ -14,13 +14,11 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from history.redaction.rule import Found, Rule, looks_random
+from history.redaction.rule import Found, Rule, lazy, looks_random
 
 _NEWLINE: Final = r"(?:(?:\\r)?\\n|\r?\n)[ \t]{0,40}+"
 _PART: Final = r"[A-Za-z0-9+/_-]{4,400}+={0,2}(?=[ \t]*(?:\\r|\\n|\r|\n|$|[\"'`,;]))"
-_CONTINUED: Final = re.compile(
-    r"\[redacted:(?P<kind>[a-z0-9-]{1,40}+)\](?=" + _NEWLINE + _PART + ")"
-)
+_CONTINUED: Final = lazy(r"\[redacted:(?P<kind>[a-z0-9-]{1,40}+)\](?=" + _NEWLINE + _PART + ")")
 _NEXT_LINE: Final = re.compile(_NEWLINE + "(?P<part>" + _PART + ")")
 # A key wraps over a few lines at most; a column of ids under a mask is something else.
 _MOST_LINES: Final = 3

@@ -16,14 +16,11 @@ from typing import TYPE_CHECKING
 from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DBAPIError
 
+from history.store.head import SCHEMA_HEAD as SCHEMA_HEAD
 from history.store.sqlite.engine import writer
 
 if TYPE_CHECKING:
     from alembic.config import Config
-
-# The newest revision in alembic/versions (a test holds the two together). A database already
-# there opens without loading Alembic at all: `recall hook` runs once per agent turn.
-SCHEMA_HEAD = "0018_keys_and_audit"
 
 
 def migrations_dir() -> Path:

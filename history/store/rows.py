@@ -3,7 +3,6 @@ of a query, and batching long lists of ids."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any, NamedTuple, TypeVar
@@ -15,9 +14,10 @@ from history.domain import (
     NewTurn,
     SearchResults,
     UpsertCounts,
-    turn_fields_of_type,
 )
 from history.store.models import TURN_COLUMNS, ForgottenSession, Turn
+from history.store.row_values import names_json as names_json
+from history.store.row_values import row_values as row_values
 from history.store.views import turn_fields
 
 T = TypeVar("T")
@@ -27,28 +27,6 @@ def chunks(items: Sequence[T], size: int = 500) -> Iterator[list[T]]:
     """`items` a few hundred at a time: as many as one statement may bind."""
     for start in range(0, len(items), size):
         yield list(items[start : start + size])
-
-
-# One encoder for every row: `json.dumps` with an option builds a new one per call.
-_ENCODE_NAMES = json.JSONEncoder(ensure_ascii=False).encode
-
-
-def names_json(names: tuple[str, ...]) -> str:
-    """A turn's file or tool names as stored: a JSON array of strings."""
-    return _ENCODE_NAMES(names) if names else "[]"
-
-
-_NAME_LISTS = turn_fields_of_type(tuple[str, ...])
-
-
-def row_values(turn: NewTurn) -> dict[str, Any]:
-    """The turn's fields as its row stores them: the lists of names as JSON text."""
-    # A turn's attributes are its fields, in order: copied at C speed (an import writes
-    # a million rows; building the dict field by field costs half as much again).
-    values = vars(turn).copy()
-    for name in _NAME_LISTS:
-        values[name] = names_json(values[name])
-    return values
 
 
 def hit(row: Sequence[Any], score: float) -> Hit:

@@ -19,6 +19,7 @@ import pytest
 
 from bench.startup import INITIALIZE
 from history import HistoryIndex
+from history.importers import _READERS
 
 # What none of the short commands needs: the service, the MCP SDK, the migrations' engine.
 SERVICE = ("fastapi", "starlette", "uvicorn", "pydantic", "mcp", "alembic", "history.api")
@@ -107,7 +108,7 @@ def test_show_opens_a_turn_without_the_redaction_rules_or_the_service(home: Path
     assert under(modules, SERVICE + RECORDING + OTHER_TOOLS + ORM) == []
 
 
-def test_hook_imports_neither_the_service_nor_the_migrations(home: Path) -> None:
+def hook_payload(home: Path) -> str:
     transcript = home / "session.jsonl"
     line = {
         "type": "user",
@@ -118,10 +119,38 @@ def test_hook_imports_neither_the_service_nor_the_migrations(home: Path) -> None
         "message": {"role": "user", "content": "hash the passwords"},
     }
     transcript.write_text(json.dumps(line) + "\n")
-    hook = json.dumps({"transcript_path": str(transcript), "hook_event_name": "Stop"})
-    modules = loaded(home, "hook", "claude-code", stdin=hook)
+    return json.dumps({"transcript_path": str(transcript), "hook_event_name": "Stop"})
+
+
+# What a hook into a current file does without: it writes through the SQLite driver alone
+# (history/direct_record.py), so neither SQLAlchemy nor the index nor the store's engine.
+ENGINE = ("sqlalchemy", "history.index", "history.store.models", "history.store.sqlite.engine")
+
+
+def test_hook_imports_neither_the_service_nor_the_migrations_nor_sqlalchemy(home: Path) -> None:
+    modules = loaded(home, "hook", "claude-code", stdin=hook_payload(home))
     assert "history.importers.claude_code" in modules  # it did import the turn
-    assert under(modules, (*SERVICE, *ORM, "rich", "http.client", "history.remote.client")) == []
+    assert "history.store.sqlite.direct" in modules  # through the driver
+    unwanted = (*SERVICE, *ORM, *ENGINE, "rich", "http.client", "history.remote.client")
+    assert under(modules, unwanted) == []
+    # One agent's reader: the other formats' modules are imported when named.
+    readers = {f"history.importers.{module}" for module, _ in _READERS.values()}
+    assert sorted(readers & modules) == ["history.importers.claude_code"]
+    index = HistoryIndex.open(home / "home" / "history.db")
+    try:
+        assert "s2" in [hit.session_id for hit in index.search("hash passwords", None)]
+    finally:
+        index.close()
+
+
+def test_hook_into_a_home_with_no_database_yet_makes_it_through_the_index(tmp_path: Path) -> None:
+    modules = loaded(tmp_path, "hook", "claude-code", stdin=hook_payload(tmp_path))
+    assert "history.index" in modules  # made and migrated by the index
+    index = HistoryIndex.open(tmp_path / "home" / "history.db")
+    try:
+        assert "s2" in [hit.session_id for hit in index.search("hash passwords", None)]
+    finally:
+        index.close()
 
 
 def test_a_command_that_names_no_command_still_lists_every_command(

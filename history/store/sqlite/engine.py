@@ -2,28 +2,34 @@
 
 from __future__ import annotations
 
-import importlib
 import os
 import sqlite3
 from pathlib import Path
-from types import ModuleType
 
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import ConnectionPoolEntry, NullPool
 
-from history.query import fold, index_text
-from history.store.sqlite import fts, rank_extension, summaries
+from history.store.sqlite import rank_extension, summaries
+from history.store.sqlite.connection import (
+    BUSY_TIMEOUT_MS,
+    READER_CACHE_KIB,
+    WAL_AUTOCHECKPOINT_PAGES,
+    WRITER_CACHE_KIB,
+    set_up,
+    sqlite_driver,
+)
 from history.store.sqlite.forgetting import writers
 
-BUSY_TIMEOUT_MS = 5_000
-WAL_AUTOCHECKPOINT_PAGES = 10_000
-# A write transaction's page cache (SQLite's default, which reads keep, is 2 MiB): a batch of
-# turns writes all over the turns' indexes, and with 2 MiB the pages it dirtied spilled to the WAL
-# and were read back in within the batch. At 200k turns the import's CPU rate rose by 18%
-# (bench/RESULTS.md). Given back when the connection returns to the pool.
-WRITER_CACHE_KIB = 65_536
-READER_CACHE_KIB = 2_000
+__all__ = [
+    "BUSY_TIMEOUT_MS",
+    "READER_CACHE_KIB",
+    "WAL_AUTOCHECKPOINT_PAGES",
+    "WRITER_CACHE_KIB",
+    "create_sqlite_engine",
+    "database_url",
+    "sqlite_driver",
+]
 
 
 def database_url(target: str | os.PathLike[str]) -> str:
@@ -32,16 +38,6 @@ def database_url(target: str | os.PathLike[str]) -> str:
     if "://" in raw:
         return raw
     return f"sqlite:///{Path(raw).expanduser().resolve()}"
-
-
-def sqlite_driver() -> ModuleType:
-    """The DB-API module for SQLite: sqlean.py's, which bundles a current SQLite (FTS5's
-    secure-delete needs 3.42; forgetting without it costs a full index rewrite), else the
-    standard library's."""
-    try:
-        return importlib.import_module("sqlean.dbapi2")
-    except ImportError:  # pragma: no cover - sqlean.py is a dependency; this is a safety net
-        return importlib.import_module("sqlite3.dbapi2")
 
 
 def create_sqlite_engine(
@@ -58,39 +54,13 @@ def create_sqlite_engine(
         connect_args={"check_same_thread": False, "timeout": busy_timeout_ms / 1000},
         **({"poolclass": NullPool} if exclusive else {}),
     )
-    first = ["locking_mode = EXCLUSIVE"] if exclusive else []
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: sqlite3.Connection, record: ConnectionPoolEntry) -> None:
-        # The driver's own transaction handling would BEGIN lazily and DEFERRED; take it over.
-        dbapi_conn.isolation_level = None
-        cursor = dbapi_conn.cursor()
-        for pragma in (
-            *first,  # before the first read, or SQLite has already made the -shm
-            f"busy_timeout = {busy_timeout_ms}",
-            "journal_mode = WAL",
-            "synchronous = NORMAL",
-            # Upkeep checkpoints once writes pause (history/upkeep.py); a commit pays for one
-            # only in a long burst, when the WAL reaches ~40 MB.
-            f"wal_autocheckpoint = {WAL_AUTOCHECKPOINT_PAGES}",
-            "secure_delete = ON",
-            "foreign_keys = ON",
-        ):
-            cursor.execute(f"PRAGMA {pragma}")
-        cursor.close()
-        # The LIKE path compares folded text, as the FTS5 tokenizer does.
-        dbapi_conn.create_function("recall_fold", 1, _fold_or_none, deterministic=True)
-        # What the full-text index is given of each text column (fts.py; CJK as pairs). Where
-        # the compiled library loads (below), its own recall_index_text takes this one's place.
-        dbapi_conn.create_function(
-            fts.INDEX_TEXT_FUNCTION, 1, _index_text_or_none, deterministic=True
-        )
-        # Whether the summary insert trigger steps aside: a bulk write turns it on (summaries.py).
-        bulk = summaries.BulkFlag()
-        dbapi_conn.create_function(summaries.IN_BULK_FUNCTION, 0, bulk)
+        # This module's setting, read at each connect (a test lowers it).
+        bulk, ranked = set_up(dbapi_conn, busy_timeout_ms, WAL_AUTOCHECKPOINT_PAGES, exclusive)
         record.info[summaries.IN_BULK_FUNCTION] = bulk
-        # FTS5's bm25() with the word counts handed in, where the compiled library loads.
-        record.info[rank_extension.FUNCTION] = rank_extension.load(dbapi_conn)
+        record.info[rank_extension.FUNCTION] = ranked
 
     database = sqlite_path(url)
 
@@ -152,14 +122,6 @@ def no_autocheckpoint(conn: Connection) -> None:
 
 def _finished(conn: Connection) -> None:
     writers.done(conn.info.pop(_ANNOUNCED, None))
-
-
-def _fold_or_none(value: str | None) -> str | None:
-    return None if value is None else fold(value)
-
-
-def _index_text_or_none(value: str | None) -> str | None:
-    return None if value is None else index_text(value)
 
 
 def writer(engine: Engine, announced: bool = True, autocheckpoint: bool = True) -> Engine:

@@ -15,6 +15,8 @@ from __future__ import annotations
 from sqlalchemy import Connection, text
 from sqlalchemy.exc import OperationalError
 
+from history.store.sqlite.connection import INDEX_TEXT_FUNCTION
+
 FTS_TABLE = "turns_fts"
 TEXT_COLUMNS = ("asked", "answered", "files", "work")
 # One token per project (a column of `turns` computed from `project`): a project-scoped search
@@ -25,7 +27,6 @@ INDEXED_COLUMNS = (*TEXT_COLUMNS, PROJECT_TAG)
 WATCHED_COLUMNS = (*TEXT_COLUMNS, "project")
 TRIGGERS = ("turns_ai", "turns_ad", "turns_au")
 DEFAULT_TOKENIZE = "porter unicode61 remove_diacritics 2"
-INDEX_TEXT_FUNCTION = "recall_index_text"
 
 
 def fts5_available(conn: Connection) -> bool:

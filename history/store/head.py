@@ -1,0 +1,8 @@
+"""The newest revision in alembic/versions (tests/test_migrations.py holds the two together),
+in a module of its own: a database already there opens without loading Alembic, and a hook
+that writes through the driver alone (history/store/sqlite/direct.py) checks it without
+loading SQLAlchemy."""
+
+from typing import Final
+
+SCHEMA_HEAD: Final = "0018_keys_and_audit"
