@@ -57,11 +57,12 @@ def timed(owner: Any, name: str, kind: str, timings: Timings) -> None:
 def recall_parts(db: Path, project: str) -> None:
     from history import HistoryIndex
     from history.store.sqlite.forgetting import checkpoints, writers, zeroing
-    from history.store.sqlite.forgetting import forget as forgetting
+    from history.store.sqlite.repository import SqliteTurnRepository
 
     index = HistoryIndex.open(db)
     index.tidy()
     repository = index._repository
+    assert isinstance(repository, SqliteTurnRepository)
     timings: Timings = defaultdict(list)
     scrub = repository.forgetting.steps
     timed(scrub, "delete_step", "delete_batches", timings)
@@ -73,7 +74,7 @@ def recall_parts(db: Path, project: str) -> None:
     timed(checkpoints, "truncate", "final_checkpoint", timings)
     timed(scrub, "move_spooled", "move_spooled", timings)
     timed(writers.WaitingWriters, "let_in", "let_in", timings)
-    timed(forgetting.time, "sleep", "sleeps", timings)
+    timed(time, "sleep", "sleeps", timings)  # the module forgetting/forget.py sleeps through
     started = time.monotonic()
     removed = repository.delete_project(project)
     rows_gone = time.monotonic()
