@@ -30,7 +30,7 @@ lint: $(VENV)/.installed-dev
 	$(BIN)/ruff format --check history tests alembic bench .ci
 
 typecheck: $(VENV)/.installed-dev
-	$(BIN)/mypy --strict history
+	$(BIN)/mypy --strict history tests bench
 
 # Two workers (pytest-xdist), then the tests that measure time or CPU on their own, one at a time.
 TEST_WORKERS ?= 2

@@ -15,6 +15,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from hypothesis import given
 from hypothesis import strategies as st
+from starlette.types import Message
 
 from history import HistoryIndex
 from history.api import create_app
@@ -26,8 +27,8 @@ TOKEN = "s3cret-guard"
 REBOUND = ["evil.example.com", "attacker.test:8765", "127.0.0.1.nip.io", "0.0.0.0", "0.0.0.0:80"]
 OURS = ["127.0.0.1", "127.0.0.1:80", "localhost", "LOCALHOST:80", "[::1]", "[::1]:80"]
 MALFORMED = ["", "127.0.0.1:http", "::1", "[::1", "127.0.0.1:99999999", "a b"]
-TURN = {"turn_id": "t-1", "session_id": "conv-1", "project": "/w/shop", "asked": "login?",
-        "answered": "Use argon2."}  # fmt: skip
+TURN: dict[str, Any] = {"turn_id": "t-1", "session_id": "conv-1", "project": "/w/shop",
+                        "asked": "login?", "answered": "Use argon2."}  # fmt: skip
 QUERIES = {"/api/code/history": "?q=login", "/api/code/projects": "?project=/w/shop"}
 
 
@@ -170,12 +171,12 @@ def test_refusals_speak_the_requests_language(index: HistoryIndex) -> None:
 
 def asgi(app: FastAPI, method: str, headers: list[tuple[bytes, bytes]]) -> int:
     """One request straight into the app, with exactly `headers` (TestClient always adds Host)."""
-    sent: list[dict[str, Any]] = []
+    sent: list[Message] = []
 
-    async def receive() -> dict[str, Any]:
+    async def receive() -> Message:
         return {"type": "http.request", "body": json.dumps(TURN).encode(), "more_body": False}
 
-    async def send(message: dict[str, Any]) -> None:
+    async def send(message: Message) -> None:
         sent.append(message)
 
     scope = {

@@ -128,7 +128,12 @@ def matched_by_each_part(
     weight = dict.fromkeys(words, 1.0)
     conditions: list[tuple[str, dict[str, Any]]] = []
     part = search._Part(words, weight, project, None, 5)
-    part._best = lambda conn, where, params: conditions.append((where, params)) or {}  # type: ignore[method-assign]
+
+    def noted(conn: Any, where: str, params: dict[str, Any]) -> dict[int, float]:
+        conditions.append((where, params))
+        return {}
+
+    part._best = noted  # type: ignore[method-assign]
     if not in_project:
         part.words = search._WholeTable()
     count = len(words)
