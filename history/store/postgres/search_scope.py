@@ -81,4 +81,5 @@ class Budget(search_plan.Budget):
             after = self.scope.newest_holding(max(self.left, fewest) / expected)
             self.cut_short = True
         self.left -= min(expected, max(self.left, fewest))
+        # With no span to cut (no summary rows yet), the part is ranked whole, still cut short.
         return Window.whole() if after is None else Window.newest_from(after)
