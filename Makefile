@@ -30,7 +30,7 @@ lint: $(VENV)/.installed-dev
 	$(BIN)/ruff format --check history tests alembic bench .ci
 
 typecheck: $(VENV)/.installed-dev
-	$(BIN)/mypy --strict history
+	$(BIN)/mypy --strict history tests bench
 
 # The suite's layers: tests/unit (no database: the fake repository, parsers, rules, catalogues),
 # tests/integration/{sqlite,postgres,both} (a real database), tests/e2e (processes, the browser,

@@ -28,7 +28,7 @@ def _shares(index: HistoryIndex, words: tuple[str, ...]) -> float:
     count = "SELECT count(*) FROM turns_fts WHERE turns_fts MATCH ?"
     with engine_of(index).connect() as conn:
         rows = indexed_rows(conn)
-        found = [conn.exec_driver_sql(count, (f'"{word}"',)).scalar_one() for word in words]
+        found = [int(conn.exec_driver_sql(count, (f'"{word}"',)).scalar_one()) for word in words]
     return max(found) / max(rows, 1)
 
 

@@ -57,11 +57,12 @@ def timed(owner: Any, name: str, kind: str, timings: Timings) -> None:
 def recall_parts(db: Path, project: str) -> None:
     from history import HistoryIndex
     from history.store.sqlite.forgetting import checkpoints, writers, zeroing
-    from history.store.sqlite.forgetting import forget as forgetting
+    from history.store.sqlite.repository import SqliteTurnRepository
 
     index = HistoryIndex.open(db)
     index.tidy()
     repository = index._repository
+    assert isinstance(repository, SqliteTurnRepository)
     timings: Timings = defaultdict(list)
     scrub = repository.forgetting.steps
     timed(scrub, "delete_step", "delete_batches", timings)
@@ -73,7 +74,7 @@ def recall_parts(db: Path, project: str) -> None:
     timed(checkpoints, "truncate", "final_checkpoint", timings)
     timed(scrub, "move_spooled", "move_spooled", timings)
     timed(writers.WaitingWriters, "let_in", "let_in", timings)
-    timed(forgetting.time, "sleep", "sleeps", timings)
+    timed(time, "sleep", "sleeps", timings)  # the module forgetting/forget.py sleeps through
     started = time.monotonic()
     removed = repository.delete_project(project)
     rows_gone = time.monotonic()
@@ -94,12 +95,9 @@ def recall_parts(db: Path, project: str) -> None:
 def raw_parts(db: Path, project: str, variant: str, delete_only: bool) -> None:
     from history import HistoryIndex
     from history.query import index_text
+    from history.store.sqlite.connection import INDEX_TEXT_FUNCTION
     from history.store.sqlite.engine import sqlite_driver
-    from history.store.sqlite.fts import (
-        INDEX_TEXT_FUNCTION,
-        optimize_statement,
-        secure_delete_statement,
-    )
+    from history.store.sqlite.fts import optimize_statement, secure_delete_statement
 
     HistoryIndex.open(db).close()
     conn = sqlite_driver().connect(str(db), isolation_level=None, timeout=5)

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from types import ModuleType
 
-import sqlean.dbapi2 as sqlean  # type: ignore[import-untyped]
+import sqlean.dbapi2 as sqlean
 
 SCHEMA = (
     "CREATE TABLE turns(id INTEGER PRIMARY KEY, session_id TEXT, asked TEXT, answered TEXT)",

@@ -192,18 +192,17 @@ def opencode_db(folder: Path, turns: int) -> Path:
         ]  # fmt: skip
         file = f"{PROJECT}/src/m{n % 50}.py"
         done, failed = {"status": "completed"}, {"status": "error", "error": "1 failed"}
-        for k, part in enumerate(
-            [
-                (user, {"type": "text", "text": f"fix bug {n}"}),
-                (reply, {"type": "tool", "tool": "read",
-                         "state": {**done, "input": {"filePath": file}}}),
-                (reply, {"type": "tool", "tool": "edit",
-                         "state": {**done, "input": {"filePath": file, "newString": f"x = {n}"}}}),
-                (reply, {"type": "tool", "tool": "bash",
-                         "state": {**failed, "input": {"command": "pytest -q"}}}),
-                (reply, {"type": "text", "text": f"Fixed bug {n}."}),
-            ]
-        ):  # fmt: skip
+        turn_parts: list[tuple[str, dict[str, Any]]] = [
+            (user, {"type": "text", "text": f"fix bug {n}"}),
+            (reply, {"type": "tool", "tool": "read",
+                     "state": {**done, "input": {"filePath": file}}}),
+            (reply, {"type": "tool", "tool": "edit",
+                     "state": {**done, "input": {"filePath": file, "newString": f"x = {n}"}}}),
+            (reply, {"type": "tool", "tool": "bash",
+                     "state": {**failed, "input": {"command": "pytest -q"}}}),
+            (reply, {"type": "text", "text": f"Fixed bug {n}."}),
+        ]  # fmt: skip
+        for k, part in enumerate(turn_parts):
             parts.append(
                 {"id": f"prt_{n:06d}{k}", "sessionID": "ses_bench", "messageID": part[0], **part[1]}
             )

@@ -119,7 +119,7 @@ def report_records(impl: str, prefix: str, report: dict[str, Any]) -> None:
 
 
 def pick_project(db: Path, turns: int) -> tuple[str, int]:
-    import sqlean.dbapi2 as sqlean  # type: ignore[import-untyped]
+    import sqlean.dbapi2 as sqlean
 
     with sqlean.connect(str(db)) as conn:
         found = conn.execute(
@@ -159,7 +159,8 @@ def baseline_forget(db: Path, project: str, interval: float) -> None:
 
     from history import HistoryIndex
     from history.query import index_text
-    from history.store.sqlite.fts import INDEX_TEXT_FUNCTION, secure_delete_statement
+    from history.store.sqlite.connection import INDEX_TEXT_FUNCTION
+    from history.store.sqlite.fts import secure_delete_statement
 
     HistoryIndex.open(db).close()  # the same schema as recall's copy
     recorder = Recorder(db, interval)

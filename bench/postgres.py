@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import fields, replace
 from typing import Any
 
@@ -28,6 +28,7 @@ from bench.measure import RECALL, Emitter, percentile
 from bench.mixes import turns as mix_turns
 from history import HistoryIndex
 from history.query import terms as query_terms
+from history.ranking import idf
 from history.store.postgres import schema, search
 from history.store.postgres.repository import PostgresTurnRepository
 from tests.helpers.engines import engine_of
@@ -49,7 +50,7 @@ def naive(index: HistoryIndex, words: Sequence[str], project: str | None, k: int
         params: dict[str, Any] = {"k": k}
         for n, word in enumerate(words):
             params[f"w{n}"] = word
-            params[f"i{n}"] = search.idf(max(rows, 1), frequency[word])
+            params[f"i{n}"] = idf(max(rows, 1), frequency[word])
         where = f"{schema.VECTOR_COLUMN} @@ ({search.any_of(range(len(words)))})"
         if project is not None:
             where += f" AND {schema.VECTOR_COLUMN} @@ CAST(:tag AS tsquery)"
@@ -137,7 +138,7 @@ def forget_phase(out: Emitter, index: HistoryIndex, what: Sequence[str]) -> None
         ).one()
     repository = index._repository
     assert isinstance(repository, PostgresTurnRepository)
-    forgets = {
+    forgets: dict[str, Callable[[], int]] = {
         "session": lambda: repository.delete_sessions([session[0]]),
         "project": lambda: repository.delete_project(FORGOTTEN_PROJECT),
     }

@@ -49,7 +49,7 @@ def shared_builder(path: Path = SHARED_BUILD) -> ModuleType:
         raise SystemExit(f"error: cannot load {path}")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    module.VERSION_IN_HEADING = VERSION_HEADING
+    module.__dict__["VERSION_IN_HEADING"] = VERSION_HEADING
     return module
 
 
@@ -97,9 +97,10 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out_dir)
     out.mkdir(parents=True, exist_ok=True)
     turns_path, queries_path = out / "turns.jsonl", out / "queries.jsonl"
-    for path in (turns_path, queries_path):  # several projects may share a set, once each
-        if path.exists() and f'"project": "{args.project}"' in path.read_text(encoding="utf-8"):
-            print(f"error: project {args.project!r} is already in {path}", file=sys.stderr)
+    for written in (turns_path, queries_path):  # several projects may share a set, once each
+        text = written.read_text(encoding="utf-8") if written.exists() else ""
+        if f'"project": "{args.project}"' in text:
+            print(f"error: project {args.project!r} is already in {written}", file=sys.stderr)
             return 2
 
     turns = build.read_turns(args.git_dir, args.rev, args.project)

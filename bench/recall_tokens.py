@@ -58,7 +58,10 @@ def query_of(turn: Turn) -> str | None:
 
 def measure(index: HistoryIndex, count: int, seed: int) -> dict[str, object]:
     tool = RecallHistoryTool(index, "/", language="en")
-    per_hit, answers, turns_whole, hit_counts = [], {1: [], 5: []}, [], []
+    per_hit: list[float] = []
+    answers: dict[int, list[float]] = {1: [], 5: []}
+    turns_whole: list[float] = []
+    hit_counts: list[int] = []
     for turn in sample_turns(index, count, seed):
         query = query_of(turn)
         if query is None:

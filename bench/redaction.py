@@ -57,7 +57,7 @@ def detect_secrets_engine(entropy: bool = True) -> tuple[str, Redactor]:
     from detect_secrets.settings import default_settings
 
     names = {dist.metadata["Name"] for dist in metadata.distributions()}
-    name = next(n for n in ("bc-detect-secrets", "detect-secrets") if n in names)
+    name: str = next(n for n in ("bc-detect-secrets", "detect-secrets") if n in names)
     version = metadata.version(name)
     settings = _SETTINGS.enter_context(default_settings())  # leaving it resets them: kept
     if not entropy:
@@ -77,7 +77,7 @@ def detect_secrets_engine(entropy: bool = True) -> tuple[str, Redactor]:
     return f"{name} {version}", redact
 
 
-ENGINES = {
+ENGINES: dict[str, Callable[[], tuple[str, Redactor]]] = {
     "recall": recall_engine,
     "detect-secrets": detect_secrets_engine,
     "detect-secrets-rules": lambda: detect_secrets_engine(entropy=False),

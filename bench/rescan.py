@@ -30,8 +30,14 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bench.large_forget import Recorder, copy_to_disk, emit, percentile, report_records
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
+    from history import HistoryIndex
 
 SECRET = "quokkarescan"
 
@@ -71,11 +77,11 @@ class TimedLock:
 
 def plant(db: Path, every: int) -> int:
     """Append a secret the older rules missed to one turn in `every`; forget the rules' mark."""
-    import sqlean.dbapi2 as sqlean  # type: ignore[import-untyped]
+    import sqlean.dbapi2 as sqlean
 
     from history import HistoryIndex
     from history.query import index_text
-    from history.store.sqlite.fts import INDEX_TEXT_FUNCTION
+    from history.store.sqlite.connection import INDEX_TEXT_FUNCTION
 
     index = HistoryIndex.open(db)  # migrates the copy
     index.tidy()
@@ -94,6 +100,15 @@ def plant(db: Path, every: int) -> int:
     return int(planted)
 
 
+def _engine(index: HistoryIndex) -> Engine:
+    """The engine of the SQLite file's upkeep, whose write lock is timed."""
+    from history.store.sqlite.maintenance import SqliteMaintenance
+
+    maintenance = index._maintenance
+    assert isinstance(maintenance, SqliteMaintenance)
+    return maintenance.engine
+
+
 def recall_rescan(db: Path, interval: float) -> None:
     from history import HistoryIndex
 
@@ -103,7 +118,7 @@ def recall_rescan(db: Path, interval: float) -> None:
     recorder = Recorder(db, interval)
     time.sleep(1)
     lock = TimedLock()
-    lock.watch(index._maintenance.engine)
+    lock.watch(_engine(index))
     scanned = masked = steps = 0
     started = time.monotonic()
     while True:
@@ -149,7 +164,7 @@ def upkeep_rescan(db: Path, interval: float) -> None:
     recorder = Recorder(db, interval)
     time.sleep(1)
     lock = TimedLock()
-    lock.watch(index._maintenance.engine)
+    lock.watch(_engine(index))
     steps = 0
     started = time.monotonic()
     while (state := index._maintenance.step(32, lock)) != "done" and steps < 100_000:

@@ -87,7 +87,10 @@ def measure(out: Emitter, recall: HistoryIndex, baseline: Baseline, end: datetim
         statement = f"SELECT {_ROW} FROM turns WHERE turn_id = ?"
         return lambda: sql.execute(statement, [turn_id]).fetchall()
 
-    _timed(out, "view_turn", [(lambda t=t: recall.turn(t), one_turn(t)) for t, _ in sample])
+    def turn(turn_id: str) -> Callable[[], Any]:
+        return lambda: recall.turn(turn_id)
+
+    _timed(out, "view_turn", [(turn(t), one_turn(t)) for t, _ in sample])
 
     def whole(session: str) -> Callable[[], Any]:
         statement = f"SELECT {_ROW} FROM turns WHERE session_id = ? ORDER BY asked_at, id"
@@ -95,14 +98,11 @@ def measure(out: Emitter, recall: HistoryIndex, baseline: Baseline, end: datetim
 
     long_calls = [(lambda: recall.conversation(LONG_SESSION), whole(LONG_SESSION))] * 30
     _timed(out, "view_conversation_1000", long_calls)
-    _timed(
-        out,
-        "view_conversation_around",
-        [
-            (lambda t=t, s=s: recall.conversation(s, around=t, radius=2), whole(s))
-            for t, s in sample[:200]
-        ],
-    )
+
+    def around(turn_id: str, session: str) -> Callable[[], Any]:
+        return lambda: recall.conversation(session, around=turn_id, radius=2)
+
+    _timed(out, "view_conversation_around", [(around(t, s), whole(s)) for t, s in sample[:200]])
 
     def page(project: str | None) -> Callable[[], Any]:
         where, params = ("WHERE project = ?", [project]) if project else ("", [])
@@ -110,7 +110,11 @@ def measure(out: Emitter, recall: HistoryIndex, baseline: Baseline, end: datetim
         return lambda: sql.execute(statement, [*params, PAGE]).fetchall()
 
     first_pages = [(lambda: recall.conversations(limit=PAGE), page(None))] * 5
-    first_pages += [(lambda p=p: recall.conversations(p, limit=PAGE), page(p)) for p in projects]
+
+    def first_page(project: str) -> Callable[[], Any]:
+        return lambda: recall.conversations(project, limit=PAGE)
+
+    first_pages += [(first_page(p), page(p)) for p in projects]
     _timed(out, "view_conversations_first_page", first_pages)
     deep: list[float] = []
     before = None

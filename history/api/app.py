@@ -88,7 +88,22 @@ def router(index: HistoryIndex, token: str | None = None) -> APIRouter:
             403: _error("a right or a project the member's key lacks"),
         },
     )
+    _record_route(guarded, index)
+    _search_route(guarded, index)
+    _forget_routes(guarded, index)
 
+    @api.get("/healthz", response_model=HealthOut, summary="Liveness, backend and size")
+    def healthz() -> HealthOut:
+        return HealthOut(ok=True, full_text=index.full_text, turns=index.count())
+
+    guarded.include_router(views.router(index, bounded_route(token)))
+    guarded.include_router(files.router(index, bounded_route(token)))
+    guarded.include_router(admin.router(index, bounded_route(token)))
+    api.include_router(guarded, responses=down)
+    return api
+
+
+def _record_route(guarded: APIRouter, index: HistoryIndex) -> None:
     @guarded.post(
         "/api/code/turns",
         status_code=201,
@@ -110,6 +125,8 @@ def router(index: HistoryIndex, token: str | None = None) -> APIRouter:
             raise HTTPException(503, NOT_WRITTEN)
         return RecordOut(ok=True, turn_id=fields["turn_id"], outcome=outcome)
 
+
+def _search_route(guarded: APIRouter, index: HistoryIndex) -> None:
     @guarded.get("/api/code/history", response_model=SearchOut, summary="Search, best first")
     def search(
         request: Request,
@@ -135,6 +152,8 @@ def router(index: HistoryIndex, token: str | None = None) -> APIRouter:
             approximate=found.approximate,
         )
 
+
+def _forget_routes(guarded: APIRouter, index: HistoryIndex) -> None:
     @guarded.delete(
         "/api/code/sessions/{session_id:recall_id}",
         response_model=ForgetOut,
@@ -184,16 +203,6 @@ def router(index: HistoryIndex, token: str | None = None) -> APIRouter:
             forgotten=forgotten,
             damaged_copies=_copies_kept(index),
         )
-
-    @api.get("/healthz", response_model=HealthOut, summary="Liveness, backend and size")
-    def healthz() -> HealthOut:
-        return HealthOut(ok=True, full_text=index.full_text, turns=index.count())
-
-    guarded.include_router(views.router(index, bounded_route(token)))
-    guarded.include_router(files.router(index, bounded_route(token)))
-    guarded.include_router(admin.router(index, bounded_route(token)))
-    api.include_router(guarded, responses=down)
-    return api
 
 
 def _copies_kept(index: HistoryIndex) -> int | None:

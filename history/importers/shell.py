@@ -75,6 +75,25 @@ def shell_facts(script: str) -> ShellFacts:
 
 
 def _read_segment(tokens: list[str], facts: ShellFacts) -> None:
+    words = _command_words(tokens, facts)
+    if not words:
+        return
+    command = words[0].rsplit("/", 1)[-1]
+    if command not in READERS and command not in EDITORS and command != "sed":
+        return
+    in_place = command == "sed" and any(
+        word.startswith("-i") or word == "--in-place" for word in words[1:]
+    )
+    paths = _path_operands(command, words[1:])
+    if command in EDITORS or in_place:
+        facts.edited.extend(paths)
+    else:
+        facts.read.extend(paths)
+
+
+def _command_words(tokens: list[str], facts: ShellFacts) -> list[str]:
+    """The segment's words from its command on (assignments and wrappers dropped), the paths
+    of its redirections noted as read or edited."""
     words: list[str] = []
     index = 0
     while index < len(tokens):
@@ -90,18 +109,16 @@ def _read_segment(tokens: list[str], facts: ShellFacts) -> None:
         index += 1
     while words and ("=" in words[0] or words[0] in WRAPPERS):
         words.pop(0)
-    if not words:
-        return
-    command = words[0].rsplit("/", 1)[-1]
-    if command not in READERS and command not in EDITORS and command != "sed":
-        return
-    in_place = command == "sed" and any(
-        word.startswith("-i") or word == "--in-place" for word in words[1:]
-    )
-    script_pending = command == "sed" and not any(word in ("-e", "-f") for word in words[1:])
+    return words
+
+
+def _path_operands(command: str, arguments: list[str]) -> list[str]:
+    """The literal paths among a command's arguments (options, their values and sed's script
+    left out)."""
+    script_pending = command == "sed" and not any(word in ("-e", "-f") for word in arguments)
     paths: list[str] = []
     takes_value = VALUE_OPTIONS.get(command, set())
-    args = iter(words[1:])
+    args = iter(arguments)
     for word in args:
         if word in takes_value:
             next(args, None)
@@ -111,10 +128,7 @@ def _read_segment(tokens: list[str], facts: ShellFacts) -> None:
             script_pending = False
         elif _plain_path(word):
             paths.append(word)
-    if command in EDITORS or in_place:
-        facts.edited.extend(paths)
-    else:
-        facts.read.extend(paths)
+    return paths
 
 
 def _plain_path(word: str) -> bool:

@@ -15,12 +15,19 @@ import pytest
 
 from history import HistoryIndex
 from history.remote.client import Client, Verdict
-from history.remote.settings import configured_service
+from history.remote.settings import Service, configured_service
 from tests.helpers.serving import recall_serve
 
 RECALL = [sys.executable, "-m", "history.cli"]
 
 pytestmark = pytest.mark.both_backends
+
+
+def service(base: str, key: str) -> Service:
+    """The service at `base`, as a client configured with the member's `key` reaches it."""
+    found = configured_service(base, {"RECALL_KEY": key})
+    assert found is not None
+    return found
 
 
 def recall(home: Path, url: str, *words: str) -> subprocess.CompletedProcess[str]:
@@ -62,11 +69,9 @@ def test_keys_at_a_real_service_from_adding_to_revoking(tmp_path: Path, database
     with recall_serve(home, "--database-url", database_url) as server:
         assert "member's key" in server.serving
         search = f"{server.base}/api/code/history?q=limiter&project=/w/shop"
-        sent = Client(configured_service(server.base, {"RECALL_KEY": laptop})).post_turn(body("t1"))
+        sent = Client(service(server.base, laptop)).post_turn(body("t1"))
         assert sent.verdict is Verdict.DELIVERED, sent
-        refused = Client(configured_service(server.base, {"RECALL_KEY": reader})).post_turn(
-            body("t2")
-        )
+        refused = Client(service(server.base, reader)).post_turn(body("t2"))
         assert refused.status == 403 and refused.key_refused and "record" in refused.reason
         assert status(search) == 401
         assert status(search, reader) == 200

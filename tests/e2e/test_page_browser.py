@@ -29,7 +29,10 @@ NOW = datetime.now(UTC).replace(hour=12, minute=0, second=0, microsecond=0)
 
 def seed(home: Path) -> None:
     index = HistoryIndex.open(home / "history.db")
-    days_ago = lambda days, minutes=0: NOW - timedelta(days=days, minutes=-minutes)  # noqa: E731
+
+    def days_ago(days: int, minutes: int = 0) -> datetime:
+        return NOW - timedelta(days=days, minutes=-minutes)
+
     index.record(
         turn_id="t-ask", session_id="conv-login", project=SHOP, asked_at=days_ago(14),
         asked="Why do people get locked out after a few tries?",

@@ -91,7 +91,8 @@ WORK = "\n".join(
 
 
 def nested_lists(size: int) -> str:
-    lines, depth = [], 0
+    lines: list[str] = []
+    depth = 0
     while sum(map(len, lines)) < size:
         lines.append("  " * depth + f"- level {depth}\n")
         depth = (depth + 1) % 400

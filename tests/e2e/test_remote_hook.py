@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.ports import free_port
 from tests.helpers.remote_service import (
     HOOK,
     TAP_HOST,
     Service,
     WireTap,
     add_turn,
-    free_port,
     hook_env,
     hook_input,
     run_hook,

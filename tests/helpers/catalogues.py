@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import io
 import string
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from babel.messages.catalog import Catalog, Message
 from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
@@ -48,12 +49,13 @@ def po_path(domain: str, language: str) -> Path:
 def extracted(domain: str) -> Catalog:
     """The domain's English messages as the source has them now."""
     with (LOCALE_DIR / f"{domain}.cfg").open(encoding="utf-8") as mapping:
-        method_map, options_map = parse_mapping_cfg(mapping)
+        method_map, options_map = parse_mapping_cfg(mapping)  # type: ignore[no-untyped-call]
     catalog = _catalog(domain, None)
     for filename, _line, message, comments, context in extract_from_dir(
         HISTORY, method_map, options_map, keywords=DEFAULT_KEYWORDS, strip_comment_tags=True
     ):
-        where = (f"history/{filename}", None)
+        # No line number (babel's own parser reads a location without one as None).
+        where: tuple[str, Any] = (f"history/{filename}", None)
         catalog.add(message, None, [where], auto_comments=comments, context=context)
     return catalog
 
@@ -131,7 +133,14 @@ def update(domain: str) -> None:
 
 
 def _forms(message: Message) -> tuple[str, ...]:
-    return message.string if isinstance(message.string, tuple) else (message.string,)
+    return forms(message.string)
+
+
+def forms(text: str | Sequence[str] | None) -> tuple[str, ...]:
+    """A message's id or string as its forms: one, or one per plural form ("" for none)."""
+    if text is None or isinstance(text, str):
+        return (text or "",)
+    return tuple(text)
 
 
 if __name__ == "__main__":

@@ -43,7 +43,7 @@ def _execute(statement: str, database: str | None = None) -> None:
     import psycopg
 
     with psycopg.connect(_admin_conninfo(database), autocommit=True, connect_timeout=3) as conn:
-        conn.execute(statement)  # type: ignore[arg-type]
+        conn.execute(statement)
 
 
 def require_server() -> None:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import FastAPI
 
 from history.web.page import PAGE_PATHS
 
-TURN = {"turn_id": "t-1", "session_id": "conv-1", "project": "/w/shop", "asked": "login?",
-        "answered": "Use argon2."}  # fmt: skip
+TURN: dict[str, Any] = {"turn_id": "t-1", "session_id": "conv-1", "project": "/w/shop",
+                        "asked": "login?", "answered": "Use argon2."}  # fmt: skip
 
 
 QUERIES = {"/api/code/history": "?q=login", "/api/code/projects": "?project=/w/shop"}

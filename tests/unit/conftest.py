@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from typing import NoReturn
 
 import pytest
-import sqlean  # type: ignore[import-untyped]  # sqlean.py ships no type information
-import sqlean.dbapi2  # type: ignore[import-untyped]
+import sqlean
+import sqlean.dbapi2
 
 
 def _refuse(*args: object, **kwargs: object) -> NoReturn:

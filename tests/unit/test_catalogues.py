@@ -9,8 +9,9 @@ from __future__ import annotations
 import re
 
 import pytest
+from babel.messages.catalog import Message
 
-from history.i18n import LANGUAGES, LOCALE_DIR, Messages, translator
+from history.i18n import LANGUAGES, LOCALE_DIR, Messages, locale_name, translator
 from tests.helpers import catalogues, glossary
 
 DOMAINS = catalogues.domains()
@@ -21,13 +22,12 @@ PAIRS = [(domain, language) for domain in DOMAINS for language in catalogues.TRA
 NAMED = re.compile(r"\{[^{}]*\}|\w*_\w*|\w+=\w+|--?\w[\w-]*|recall \w+|\w+(?:\.[\w*-]+)+")
 
 
-def forms(message: catalogues.Message) -> tuple[str, ...]:
-    text = message.string
-    return text if isinstance(text, tuple) else (text,)
+def forms(message: Message) -> tuple[str, ...]:
+    return catalogues.forms(message.string)
 
 
-def english(message: catalogues.Message) -> tuple[str, ...]:
-    return message.id if isinstance(message.id, tuple) else (message.id,)
+def english(message: Message) -> tuple[str, ...]:
+    return catalogues.forms(message.id)
 
 
 def test_the_domains_of_the_four_faces_are_known() -> None:
@@ -100,5 +100,5 @@ def test_the_glossary_sentences_are_the_catalogues(language: str) -> None:
 
 def test_every_language_has_its_catalogue_folder_and_english_none() -> None:
     folders = {path.name for path in LOCALE_DIR.iterdir() if path.is_dir()}
-    assert folders == {catalogues.locale_name(language) for language in catalogues.TRANSLATED}
+    assert folders == {locale_name(language) for language in catalogues.TRANSLATED}
     assert translator("tool", "en").gettext("anything") == "anything"

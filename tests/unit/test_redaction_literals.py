@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from re import _constants as sre  # type: ignore[attr-defined]
-from re import _parser  # type: ignore[attr-defined]
+from re import _constants as sre
+from re import _parser
 from typing import Any
 
 import pytest

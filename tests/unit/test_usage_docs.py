@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from history.tools.text import TAINT_LINE
-from tests.helpers.glossary import ROOT, finds, load, prose
+from tests.helpers.glossary import finds, load, prose
+from tests.helpers.paths import ROOT
 
 GLOSSARY = load()
 LANGUAGES = list(GLOSSARY.languages)
@@ -73,8 +74,8 @@ def test_the_glossary_gives_every_concept_and_message_in_all_ten_languages() -> 
         assert not missing, f"{concept}: no term for {missing}"
         unexplained = [code for code, term in by_language.items() if term.avoid and not term.why]
         assert not unexplained, f"{concept}: rejected words without a reason in {unexplained}"
-    for name, by_language in GLOSSARY.messages.items():
-        assert all(text.strip() for text in by_language.values()), name
+    for name, texts in GLOSSARY.messages.items():
+        assert all(text.strip() for text in texts.values()), name
 
 
 def test_no_chosen_term_is_also_a_rejected_word_in_its_language() -> None:

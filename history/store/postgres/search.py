@@ -29,13 +29,12 @@ import heapq
 import itertools
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, Engine, select, text
+from sqlalchemy import Connection, Engine, text
 
 from history.folding import strip_marks
-from history.ranking import idf, share_of_best
-from history.store.models import TURN_COLUMNS, Turn
+from history.store import search_plan
 from history.store.postgres import project_index, question_index, schema
 from history.store.postgres.question_index import ONCE_CEILING
 from history.store.postgres.search_bounds import (
@@ -47,6 +46,7 @@ from history.store.postgres.search_bounds import (
 from history.store.postgres.search_scope import Budget, Scope
 from history.store.postgres.statistics import WordCounts
 from history.store.rows import Ranked
+from history.store.search_plan import Reach, Window
 
 # ts_rank's weights, {D, C, B, A}: the work (and the project tag, which only narrows: no query
 # word is a tag), the answer, the file names, the question. The work weighs half the answer, as
@@ -72,7 +72,6 @@ REPEATS_SHARE_OF_BUDGET = 0.5
 V = schema.VECTOR_COLUMN
 QUESTION = question_index.QUESTION_WORDS
 IN_PROJECT = project_index.PROJECT_WORDS
-_ASKED_AT = [c.key for c in TURN_COLUMNS].index("asked_at")
 
 
 def score_expression(count: int) -> str:
@@ -134,9 +133,9 @@ class TsvectorSearch:
         terms = list(dict.fromkeys(strip_marks(term) for term in terms))
         with self.engine.connect() as conn:
             rows, frequency = self.counts.rows_and_counts(conn, terms)
-            ordered = sorted(terms, key=lambda term: frequency[term])
-            weight = {term: idf(max(rows, 1), frequency[term]) for term in ordered}
-            part = _Part(ordered, weight, project, since, k)
+            words = search_plan.Words.of(terms, frequency, max(rows, 1))
+            ordered = words.ordered
+            part = _Part(ordered, words.idf, project, since, k)
             scope = Scope.of(conn, project, since, rows)
             left = WORK_BUDGET * (PROJECT_SHARE_OF_BUDGET if project is not None else 1.0)
             budget = Budget(left, scope)
@@ -156,17 +155,12 @@ class TsvectorSearch:
                 best = part.every_match(conn)
             else:
                 part.repeatable = self.counts.single_lexemes(conn, ordered)
-                best = _in_parts(conn, part, counts, rows, budget, k)
+                best = _InParts(conn, part, counts, rows, budget, k).ranked()
             # Ties go to the newer turn; only the k shown are read whole (their answers are
             # out of line, in TOAST: a few pages each).
             top = heapq.nlargest(k, best, key=lambda rowid: (best[rowid], part.asked_at[rowid]))
-            found = conn.execute(select(Turn.id, *TURN_COLUMNS).where(Turn.id.in_(top)))
-            scored: list[tuple[Any, float]] = [(row[1:], best[row[0]]) for row in found]
-        scored.sort(key=lambda pair: (-pair[1], -pair[0][_ASKED_AT].timestamp()))
-        ceiling = [w * RANK_CEILING for w in part.weights]
-        return Ranked(
-            [(row, share_of_best(score, ceiling)) for row, score in scored[:k]], budget.cut_short
-        )
+            ceiling = [w * RANK_CEILING for w in part.weights]
+            return search_plan.top_k(conn, best, top, k, ceiling, budget.cut_short)
 
 
 def _as_if_spread(
@@ -181,63 +175,102 @@ def _as_if_spread(
     ]
 
 
-def _in_parts(
-    conn: Connection, part: _Part, counts: list[int], rows: int, budget: Budget, k: int
-) -> dict[int, float]:
+class _InParts:
     """The best rows, part by part, until no turn left can reach the top k or the budget is
     spent (`counts`: the turns holding each word, rarest first)."""
-    best: dict[int, float] = {}
-    share = budget.scope.share
-    # Every project: first the turns holding two query words or more in their question (few),
-    # which set the bar every turn holding one must pass. One project: after the repeats (its
-    # own identifiers' words come together in thousands of its questions).
-    heads = [count * HEAD_SHARE for count in counts]
-    pairs = sum(a * b for a, b in itertools.combinations(heads, 2)) / max(rows, 1)
-    alone = False
-    pairs_first = part.project is None
-    if pairs_first and len(counts) > 1:
-        after = budget.window(pairs * share, WINDOW_ROWS)
-        best.update(part.ranked(conn, -1, True, after))
-        alone = after is None
-    # Then the turns repeating a query word in their question (few): once they are all ranked,
-    # a turn holding a word once in its question scores at most ONCE_CEILING for it.
-    # Rarest first, the words whose repeats fit in a share of what is left of the budget.
-    question, expected = None, 0.0
-    for i, head in enumerate(heads):
-        more = head * share * REPEAT_SHARE
-        if part.repeatable[i] and expected + more <= budget.left * REPEATS_SHARE_OF_BUDGET:
-            part.repeating[i], expected = True, expected + more
-    if any(part.repeating):
-        after = budget.window(expected, WINDOW_ROWS)
-        best.update(part.repeated(conn, after))
-        if after is None:
+
+    def __init__(
+        self, conn: Connection, part: _Part, counts: list[int], rows: int, budget: Budget, k: int
+    ) -> None:
+        self.conn, self.part, self.counts, self.rows, self.budget, self.k = (
+            conn,
+            part,
+            counts,
+            rows,
+            budget,
+            k,
+        )
+        self.best: dict[int, float] = {}
+        self.share = budget.scope.share
+        self.heads = [count * HEAD_SHARE for count in counts]
+        self.pairs = sum(a * b for a, b in itertools.combinations(self.heads, 2)) / max(rows, 1)
+        # Whether the turns holding two query words or more in their question were all ranked.
+        self.alone = False
+        # The most each word scores in a head part's question, once the repeats were ranked.
+        self.question: list[float] | None = None
+
+    def ranked(self) -> dict[int, float]:
+        # Every project: first the turns holding two query words or more in their question
+        # (few), which set the bar every turn holding one must pass. One project: after the
+        # repeats (its own identifiers' words come together in thousands of its questions).
+        pairs_first = self.part.project is None
+        several = len(self.counts) > 1
+        if pairs_first and several:
+            self.alone = self._rank(self.pairs * self.share, -1, True).reach is Reach.ALL
+        self._repeats()
+        if not pairs_first and several:
+            self._enough_words()
+        self._word_by_word()
+        return self.best
+
+    def _rank(
+        self,
+        expected: float,
+        i: int,
+        head: bool,
+        alone: bool = False,
+        needed: Sequence[tuple[int, ...]] | None = None,
+    ) -> Window[datetime]:
+        """Part (i, head) of about `expected` rows, ranked in the window the budget allows."""
+        window = self.budget.window(expected, WINDOW_ROWS)
+        self.best.update(self.part.ranked(self.conn, i, head, window, alone, needed))
+        return window
+
+    def _repeats(self) -> None:
+        """The turns repeating a query word in their question (few): once they are all ranked,
+        a turn holding a word once in its question scores at most ONCE_CEILING for it. Rarest
+        first, the words whose repeats fit in a share of what is left of the budget."""
+        part, expected = self.part, 0.0
+        for i, head in enumerate(self.heads):
+            more = head * self.share * REPEAT_SHARE
+            if part.repeatable[i] and expected + more <= self.budget.left * REPEATS_SHARE_OF_BUDGET:
+                part.repeating[i], expected = True, expected + more
+        if not any(part.repeating):
+            return
+        window = self.budget.window(expected, WINDOW_ROWS)
+        self.best.update(part.repeated(self.conn, window))
+        if window.reach is Reach.ALL:
             part.repeats_ranked = True
-            question = [ONCE_CEILING if one else HEAD_CEILING for one in part.repeating]
-    if not pairs_first and len(counts) > 1:
-        # Past the bar the repeats set, only the turns holding enough of the words can enter.
-        bar = heapq.nlargest(k, best.values())[-1] if len(best) >= k else 0.0
-        enough = enough_words(part.weights, bar, question)
-        alone = True  # none of those turns left out can pass the bar, now or later
-        if enough != []:
-            expected = pairs * share
-            if enough is not None:
-                expected *= share_holding(enough, counts, rows)
-            after = budget.window(expected, WINDOW_ROWS)
-            best.update(part.ranked(conn, -1, True, after, needed=enough))
-            alone = after is None
-    for i, head in [(i, head) for head in (True, False) for i in range(len(counts))]:
-        bar = heapq.nlargest(k, best.values())[-1] if len(best) >= k else 0.0
-        needed = company(part.weights, i, head, alone, bar, question)
-        if needed == []:
-            if head:
-                continue  # the tails' bound may be lower still
-            break
-        expected = counts[i] * share * (HEAD_SHARE if head else 1.0 - HEAD_SHARE)
-        if needed is not None:
-            expected *= share_holding(needed, counts, rows)
-        after = budget.window(expected, WINDOW_ROWS)
-        best.update(part.ranked(conn, i, head, after, alone, needed))
-    return best
+            self.question = [ONCE_CEILING if one else HEAD_CEILING for one in part.repeating]
+
+    def _enough_words(self) -> None:
+        """Past the bar the repeats set, only the turns holding enough of the words can enter:
+        of the turns holding two or more in their question, those."""
+        enough = enough_words(self.part.weights, self._bar(), self.question)
+        self.alone = True  # none of those turns left out can pass the bar, now or later
+        if enough == []:
+            return
+        expected = self.pairs * self.share
+        if enough is not None:
+            expected *= share_holding(enough, self.counts, self.rows)
+        self.alone = self._rank(expected, -1, True, needed=enough).reach is Reach.ALL
+
+    def _word_by_word(self) -> None:
+        """Each word's head part, rarest first, then each one's tail, while a turn of the part
+        can still pass the k-th best."""
+        for i, head in [(i, head) for head in (True, False) for i in range(len(self.counts))]:
+            needed = company(self.part.weights, i, head, self.alone, self._bar(), self.question)
+            if needed == []:
+                if head:
+                    continue  # the tails' bound may be lower still
+                break
+            expected = self.counts[i] * self.share * (HEAD_SHARE if head else 1.0 - HEAD_SHARE)
+            if needed is not None:
+                expected *= share_holding(needed, self.counts, self.rows)
+            self._rank(expected, i, head, self.alone, needed)
+
+    def _bar(self) -> float:
+        return search_plan.kth_best(self.best.values(), self.k)
 
 
 class _Part:
@@ -266,7 +299,10 @@ class _Part:
             self.params[f"w{n}"] = term
             self.params[f"i{n}"] = weight[term]
         self.scope, self.tag = "", ""
+        # Where the parts' conditions are asked (the repeats' part asks the question's index).
+        self.words: _WholeTable | _ProjectWords = _WholeTable()
         if project is not None:
+            self.words = _ProjectWords()
             # The repeats' part asks the question's index, its lists short: one tsquery with
             # the word, so GIN skips through the tag's long list to the word's. Every other
             # part asks the project's own index (project_index.py).
@@ -287,11 +323,11 @@ class _Part:
             where = f"{V} @@ ({any_of(every)}){self.scope}"
         return self._best(conn, where, dict(self.params))
 
-    def repeated(self, conn: Connection, after: datetime | None) -> dict[int, float]:
+    def repeated(self, conn: Connection, window: Window[datetime]) -> dict[int, float]:
         """The best rows of the turns repeating a query word in their question."""
         params = dict(self.params) | {"repeats": self._repeats()}
         where = f"{QUESTION} @@ (CAST(:repeats AS tsquery){self.tag}){self.scope}"
-        return self._best(conn, where + self._window(after, params), params)
+        return self._best(conn, where + self._window(window, params), params)
 
     def _repeats(self) -> str:
         single = zip(self.ordered, self.repeating, strict=True)
@@ -302,77 +338,41 @@ class _Part:
         conn: Connection,
         i: int,
         head: bool,
-        after: datetime | None,
+        window: Window[datetime],
         alone: bool = False,
         needed: Sequence[tuple[int, ...]] | None = None,
     ) -> dict[int, float]:
-        """The part's best rows; with `after`, among the turns asked after it only. Part -1:
-        the turns holding two query words or more in their question. `alone`: those were all
-        ranked, so a head part leaves them out. `needed`: the sets of other words of which a
-        turn must hold one to be ranked (search_bounds.company; for part -1, in one project,
-        the sets of query words of search_bounds.enough_words)."""
-        if self.project is not None:
-            return self._ranked_in_project(conn, i, head, after, alone, needed)
-        params = dict(self.params)
-        count = len(self.ordered)
-        word = schema.word_query(f":w{i}")
-        # GIN intersects the word's list with its company's inside one scan, skipping through
-        # the longer lists; a bitmap of every turn holding a common companion would cost more
-        # than the rows it spares.
-        company = f" && ({all_of_one(needed)})" if needed else ""
+        """The part's best rows in `window`. Part -1: the turns holding two query words or more
+        in their question. `alone`: those were all ranked, so a head part leaves them out.
+        `needed`: the sets of other words of which a turn must hold one to be ranked
+        (search_bounds.company; for part -1, in one project, the sets of query words of
+        search_bounds.enough_words)."""
+        words, count = self.words, len(self.ordered)
+        company = f"({all_of_one(needed, word=words.anywhere)})" if needed else ""
         if i < 0:
-            where = f"{QUESTION} @@ (({two_of(count)}){self.tag}){self.scope}"
+            condition = _Condition(f"({two_of(count, word=words.asked)})", company)
         elif head:
-            # The question's own index leaves out the turns a part before ranked, unread.
+            # The question's index leaves out the turns a part before ranked, unread.
             others = [n for n in range(count) if n != i] if alone else list(range(i))
-            unless = f" && !!({any_of(others)})" if others else ""
-            if self.repeats_ranked:
-                unless += " && !!CAST(:repeats AS tsquery)"
-                params["repeats"] = self._repeats()
-            where = f"{QUESTION} @@ ({word}{unless}{self.tag}){self.scope}"
-            if company:
-                where += f" AND {V} @@ ({word}{company}{self.tag})"
+            unless = f" && !!({any_of(others, word=words.asked)})" if others else ""
+            repeats = self.repeats_ranked
+            condition = _Condition(f"{words.asked(i)}{unless}", company, i, unless_repeats=repeats)
         else:
-            unless = f" && !!({any_of(range(i))})" if i else ""
-            where = f"{V} @@ ({word}{unless}{company}{self.tag})"
-            where += f" AND NOT {V} @@ ({any_of(range(count), asked=True)}){self.scope}"
-        return self._best(conn, where + self._window(after, params), params)
-
-    def _ranked_in_project(
-        self,
-        conn: Connection,
-        i: int,
-        head: bool,
-        after: datetime | None,
-        alone: bool,
-        needed: Sequence[tuple[int, ...]] | None,
-    ) -> dict[int, float]:
-        """`ranked` in one project: every condition in one tsquery on the project's own index,
-        whose lists hold the project's turns only. The turns repeating a word, ranked before,
-        are not left out here (that index does not hold the repeats): a part may rank some of
-        them again, with the same score, and its top k stays a top k."""
+            unless = f" && !!({any_of(range(i), word=words.anywhere)})" if i else ""
+            anywhere = " && ".join(filter(None, [f"{words.anywhere(i)}{unless}", company]))
+            condition = _Condition("", anywhere, none_asked=True)
         params = dict(self.params)
-        count = len(self.ordered)
-        anywhere, asked = _anywhere_in_project, _asked_in_project
-        company = f" && ({all_of_one(needed, word=anywhere)})" if needed else ""
-        if i < 0:
-            condition = f"({two_of(count, word=asked)}){company}"
-        elif head:
-            others = [n for n in range(count) if n != i] if alone else list(range(i))
-            unless = f" && !!({any_of(others, word=asked)})" if others else ""
-            condition = f"{asked(i)}{unless}{company}"
-        else:
-            unless = f" && !!({any_of(range(i), word=anywhere)})" if i else ""
-            condition = f"{anywhere(i)}{unless} && !!({any_of(range(count), word=asked)}){company}"
-        where = f"{IN_PROJECT} @@ ({condition}){self.scope}"
-        return self._best(conn, where + self._window(after, params), params)
+        if condition.unless_repeats and words.holds_repeats:
+            params["repeats"] = self._repeats()
+        where = words.where(condition, count, self.tag) + self.scope
+        return self._best(conn, where + self._window(window, params), params)
 
-    def _window(self, after: datetime | None, params: dict[str, Any]) -> str:
-        """With `after`, the SQL keeping the turns asked after it only: a btree narrows to the
-        newest turns (of the project) before any row is read."""
-        if after is None:
+    def _window(self, window: Window[datetime], params: dict[str, Any]) -> str:
+        """In a window, the SQL keeping its turns only: a btree narrows to the newest turns (of
+        the project) before any row is read."""
+        if window.newest is None:
             return ""
-        params["after"] = after
+        params["after"] = window.newest
         if self.project is None:
             return " AND asked_at >= :after"
         params["project"] = self.project
@@ -388,3 +388,56 @@ class _Part:
             best[rowid] = float(score)
             self.asked_at[rowid] = asked_at
         return best
+
+
+class _Condition(NamedTuple):
+    """What a part's turns hold, as tsqueries of the words of the index asked: `question`, in
+    their question ("": anything); `anywhere`, anywhere ("": anything), beside the part's own
+    word `own` when their question holds it; `none_asked`: no query word in their question;
+    `unless_repeats`: none of the turns repeating a word in their question (ranked before)."""
+
+    question: str
+    anywhere: str
+    own: int | None = None
+    none_asked: bool = False
+    unless_repeats: bool = False
+
+
+class _WholeTable:
+    """The whole table's indexes: the question's words (QUESTION), every word (the vector),
+    the project, if any, as its tag in each tsquery."""
+
+    holds_repeats = True
+    asked = anywhere = staticmethod(plain_word)
+
+    def where(self, condition: _Condition, count: int, tag: str) -> str:
+        held = []
+        if condition.question:
+            repeats = " && !!CAST(:repeats AS tsquery)" if condition.unless_repeats else ""
+            held.append(f"{QUESTION} @@ ({condition.question}{repeats}{tag})")
+        if condition.anywhere:
+            # GIN intersects the word's list with its company's inside one scan, skipping
+            # through the longer lists; a bitmap of every turn holding a common companion
+            # would cost more than the rows it spares.
+            own = f"{plain_word(condition.own)} && " if condition.own is not None else ""
+            held.append(f"{V} @@ ({own}{condition.anywhere}{tag})")
+        if condition.none_asked:
+            held.append(f"NOT {V} @@ ({any_of(range(count), asked=True)})")
+        return " AND ".join(held)
+
+
+class _ProjectWords:
+    """The index of each turn's words within its project (project_index.py): every condition
+    in one tsquery, on lists that hold the project's turns only. The turns repeating a word,
+    ranked before, are not left out here (that index does not hold the repeats): a part may
+    rank some of them again, with the same score, and its top k stays a top k."""
+
+    holds_repeats = False
+    asked = staticmethod(_asked_in_project)
+    anywhere = staticmethod(_anywhere_in_project)
+
+    def where(self, condition: _Condition, count: int, tag: str) -> str:
+        held = [condition.question, condition.anywhere]
+        if condition.none_asked:
+            held.append(f"!!({any_of(range(count), word=_asked_in_project)})")
+        return f"{IN_PROJECT} @@ ({' && '.join(filter(None, held))})"

@@ -14,6 +14,9 @@ from typing import Any
 
 from sqlalchemy import Connection, text
 
+from history.store import search_plan
+from history.store.search_plan import Window
+
 WINDOW_TURNS = 60_000
 _SPAN = text("SELECT sum(turns), min(first_asked_at), max(last_asked_at) FROM projects")
 _PROJECT_SPAN = text(
@@ -63,18 +66,20 @@ class Scope:
         return self.newest - (self.newest - self.oldest) * share
 
 
-class Budget:
+class Budget(search_plan.Budget):
     """The rows a search may still rank, and whether a part had to be ranked in a window."""
 
     def __init__(self, rows: float, scope: Scope) -> None:
-        self.left, self.scope, self.cut_short = rows, scope, False
+        super().__init__(rows)
+        self.scope = scope
 
-    def window(self, expected: float, fewest: int) -> datetime | None:
-        """None to rank a part of about `expected` rows whole; else the time after which its
-        newest turns fit what is left (at least `fewest` rows' worth)."""
+    def window(self, expected: float, fewest: int) -> Window[datetime]:
+        """The turns to rank of a part of about `expected` rows: all of them, or its newest
+        turns that fit what is left (at least `fewest` rows' worth)."""
         after = None
         if expected > self.left:
             after = self.scope.newest_holding(max(self.left, fewest) / expected)
             self.cut_short = True
         self.left -= min(expected, max(self.left, fewest))
-        return after
+        # With no span to cut (no summary rows yet), the part is ranked whole, still cut short.
+        return Window.whole() if after is None else Window.newest_from(after)

@@ -5,12 +5,12 @@ or none of them) in the project searched, with the MATCH and the ranking functio
 
 from __future__ import annotations
 
-import heapq
 import math
 from collections.abc import Sequence
 
 from history.query import fts_match, quote
 from history.ranking import COLUMN_WEIGHTS
+from history.store.search_plan import kth_best
 from history.store.sqlite import exact_forms, fts, rank_extension
 
 # The project tag column weighs nothing: it only narrows.
@@ -48,9 +48,7 @@ class Best:
         return {rowid: score + self.bonus[rowid] for rowid, score in self.scores.items()}
 
     def bar(self) -> float:
-        if len(self.scores) < self.k:
-            return 0.0
-        return heapq.nlargest(self.k, self.scores.values())[-1]
+        return kth_best(self.scores.values(), self.k)
 
 
 class Part:

@@ -19,19 +19,20 @@ still reach the top k with it; a part whose left-out turns could, is ranked agai
 
 from __future__ import annotations
 
-import heapq
 import math
 import threading
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, Dialect, Engine, select
+from sqlalchemy import Connection, Dialect, Engine
 
 from history.query import stem
-from history.ranking import idf, score_bound, share_of_best
-from history.store.models import TURN_COLUMNS, Turn, UtcDateTime
+from history.ranking import score_bound
+from history.store import search_plan
+from history.store.models import UtcDateTime
 from history.store.rows import Ranked
+from history.store.search_plan import Reach, Window
 from history.store.sqlite import best_turns, exact_forms, fts, rank_extension, word_counts
 from history.store.sqlite.fts_parts import Best, Part
 
@@ -72,10 +73,9 @@ _NEWEST_WHERE = (
     f" WHERE {fts.FTS_TABLE} MATCH ? AND {fts.FTS_TABLE}.rowid > ?"
     f" ORDER BY {fts.FTS_TABLE}.rowid DESC LIMIT ?"
 )
-_ASKED_AT = [c.key for c in TURN_COLUMNS].index("asked_at")
 
 
-class _Budget:
+class _Budget(search_plan.Budget):
     """The work one search may give FTS5, part by part: scoring the rows the part matches and,
     when bm25() ranks (not recall_bm25, which is given the counts), reading the posting list of
     every word in a MATCH (bm25 counts each word's turns). A part over what is left is ranked in
@@ -84,10 +84,10 @@ class _Budget:
     def __init__(
         self, frequency: dict[str, int], tag: str | None, counts_read: bool, rows: int
     ) -> None:
+        super().__init__(WORK_BUDGET)
         self.frequency, self.tag, self.counts_read = frequency, tag, counts_read
         self.rows = max(rows, 1)
         self.row_cost = 1.0 if tag is None else PROJECT_ROW_COST
-        self.left: float = WORK_BUDGET
 
     def _cost(self, held: Sequence[str], any_of: Sequence[str]) -> tuple[float, int]:
         """The cost of the reads, and the most rows the part can match."""
@@ -101,13 +101,6 @@ class _Budget:
         reads, most = self._cost(held, [])
         return reads + most * self.row_cost <= self.left
 
-    def again(self, cost: float) -> bool:
-        """Whether a part already paid for (`cost`) may be ranked again, deeper; pays if so."""
-        if cost > self.left:
-            return False
-        self.left -= cost
-        return True
-
     def cost(self, held: Sequence[str], any_of: Sequence[str]) -> float:
         reads, most = self._cost(held, any_of)
         return reads + most * self.row_cost
@@ -120,18 +113,20 @@ class _Budget:
                 share *= min(1.0, sum(self.frequency[word] for word in words) / self.rows)
         return share * self.rows
 
-    def window(self, held: Sequence[str], any_of: Sequence[str]) -> int | None:
-        """How many of the part's newest rows it may rank (0: all of them), or None: skip it."""
+    def window(self, held: Sequence[str], any_of: Sequence[str]) -> Window[int]:
+        """The part's newest rows it may rank (all of them, a number, or none), paid for."""
         reads, most = self._cost(held, any_of)
         first = self.left == WORK_BUDGET
         allowed = (self.left - reads) / self.row_cost
         self.left -= reads + most * self.row_cost  # below 0 once a part is windowed: no more
         if most <= allowed:
-            return 0
+            return Window.whole()
         if allowed < WINDOW_ROWS and not first:
-            return None
-        window = int(max(allowed, WINDOW_ROWS))
-        return 0 if self.expected(held, any_of) <= window * LIKELY_WHOLE else window
+            return Window.skip()
+        rows = int(max(allowed, WINDOW_ROWS))
+        if self.expected(held, any_of) <= rows * LIKELY_WHOLE:
+            return Window.whole()
+        return Window.newest_from(rows)
 
 
 class FtsSearch:
@@ -149,125 +144,9 @@ class FtsSearch:
         with self.engine.connect() as conn:
             indexed = fts.indexed_rows(conn)
             tag = fts.project_tag(project) if project is not None else None
-            stored_since = _stored(since, conn.dialect) if since is not None else None
             frequency = self._frequencies(conn, [*terms, *([tag] if tag else [])], indexed)
-            counts = frequency if conn.connection.info.get(rank_extension.FUNCTION) else None
-            budget = _Budget(frequency, tag, counts_read=counts is None, rows=indexed)
-            # A cached count of 0 may be stale: such a term comes first, where FTS5 counts.
-            ordered = sorted(terms, key=lambda term: frequency[term])
-            term_idf = {term: idf(indexed, frequency[term]) for term in terms}
-            ceiling = [score_bound(term_idf[term]) for term in ordered]
-            best = Best(k)
-            limit = k + exact_forms.CANDIDATES_PER_PART
-            cut_short = False
-            # The parts that returned all `limit` rows they were asked for: their window and cost.
-            full: list[tuple[Part, int, float]] = []
-
-            # The common words' lists (best_turns.py): with recall_bm25, no date limit.
-            lists = counts is not None and stored_since is None
-            average = fts.average_length(conn) if lists else 1.0
-            last = best_turns.last_turn(conn) if lists else 0
-
-            def from_list(term: str, part: Part, cost: float) -> bool:
-                """The turns holding `term` and no commoner query word, from its list and FTS5
-                after the list's last turn; False (nothing done) without a fresh list."""
-                if frequency[term] < best_turns.LIST_FROM_ROWS:
-                    return False
-                listed = best_turns.read(conn, stem(term), project)
-                if listed is None:
-                    return False
-                after = frequency[term] * max(last - listed.built_upto, 0) / max(last, 1)
-                if not budget.again(after * budget.row_cost):
-                    return False
-                bonus, _ = part.bonus({}, term_idf)
-                # Each listed turn's bm25 for the word alone: a turn holding a commoner word
-                # too scores more in the part that has both, and Best keeps that.
-                best.add(listed.scores(term_idf[term], average), len(listed.turns) + 1, bonus, {})
-                left_out = listed.left_out(term_idf[term], average)
-                if tag is not None and left_out > 0:
-                    # A project holds a twentieth of a list: it stands in for the part only if
-                    # the best found so far already beat all the list left out (else FTS5 ranks
-                    # the part as before; its listed turns' scores are their own, kept).
-                    final, _ = exact_forms.with_bonus(
-                        conn, terms, term_idf, best.scores, best.reach(), -math.inf, k
-                    )
-                    if exact_forms.unseen_could_pass(final, left_out + bonus, k):
-                        return False
-                    left_out = 0.0
-                deeper = left_out > 0
-                if left_out > 0:
-                    best.unseen = max(best.unseen, left_out + bonus)
-                if listed.built_upto < last:
-                    found, masks, _ = _ranked(
-                        conn, part, counts, None, limit, 0, floor=listed.built_upto
-                    )
-                    best.add(found, limit, *part.bonus(masks, term_idf))
-                    deeper = deeper or len(found) >= limit
-                if deeper:  # ranked again by FTS5, whole, if the k-th best is not proven
-                    full.append((part, 0, cost))
-                return True
-
-            def rank(held: Sequence[str], any_of: Sequence[str], without: Sequence[str]) -> None:
-                nonlocal cut_short
-                cost = budget.cost(held, any_of)
-                # A list holds one word's turns: a part of several (the whole query at once)
-                # is ranked by FTS5, or the turns holding only its other words would be missed.
-                alone = lists and len(held) == 1 and not any_of
-                if alone and from_list(held[0], Part(held, [], tag, without), cost):
-                    return
-                window = budget.window(held, any_of)
-                if window is None:
-                    cut_short = True
-                    return
-                part = Part(held, any_of, tag, without)
-                found, masks, whole = _ranked(conn, part, counts, stored_since, limit, window)
-                best.add(found, limit, *part.bonus(masks, term_idf))
-                cut_short = cut_short or not whole
-                if len(found) >= limit:
-                    full.append((part, window, cost))
-
-            at_once = budget.fits(ordered)
-            if at_once:  # every matching turn in one ranking: the exhaustive one
-                rank(ordered, [], [])
-            for i, term in enumerate([] if at_once else ordered):
-                if sum(ceiling[i:]) < best.bar():
-                    break
-                # The turns holding this word and a commoner one, then those holding it alone.
-                # With bm25(), "alone" is every turn holding it (scored without the others:
-                # below their real score, which the first part has): a NOT would make bm25
-                # count the commoner words' turns once more.
-                if later := ordered[i + 1 :]:
-                    rank([term], later, [])
-                if ceiling[i] >= best.bar():
-                    rank([term], [], later if counts is not None else [])
-            final, proven = exact_forms.with_bonus(
-                conn, terms, term_idf, best.scores, best.reach(), best.unseen, k
-            )
-            # A turn some part left below its LIMIT could still pass the k-th best with its
-            # bonus: those parts again, four times deeper, while the budget allows.
-            while not proven and full and limit < exact_forms.DEEPEST:
-                if not exact_forms.unseen_could_pass(final, best.unseen, k):
-                    break
-                again, full = full, []
-                if not budget.again(sum(cost for *_, cost in again)):
-                    break
-                limit, best.unseen = min(limit * 4, exact_forms.DEEPEST), -math.inf
-                for part, window, cost in again:
-                    found, masks, _ = _ranked(conn, part, counts, stored_since, limit, window)
-                    best.add(found, limit, *part.bonus(masks, term_idf))
-                    if len(found) >= limit:
-                        full.append((part, window, cost))
-                final, proven = exact_forms.with_bonus(
-                    conn, terms, term_idf, best.scores, best.reach(), best.unseen, k
-                )
-            top = heapq.nlargest(k, final.values())
-            kept = [rowid for rowid, score in final.items() if top and score >= top[-1]]
-            rows = conn.execute(select(Turn.id, *TURN_COLUMNS).where(Turn.id.in_(kept)))
-            scored: list[tuple[Any, float]] = [(row[1:], final[row.id]) for row in rows]
-        scored.sort(key=lambda pair: (-pair[1], -pair[0][_ASKED_AT].timestamp()))
-        bounds = [score_bound(value) for value in term_idf.values()]
-        ranked = [(row, share_of_best(score, bounds)) for row, score in scored[:k]]
-        return Ranked(ranked, cut_short or not proven)
+            words = search_plan.Words.of(terms, frequency, indexed)
+            return _Search(conn, words, _Scope(project, tag, since, indexed), k).ranked()
 
     def _frequencies(self, conn: Connection, terms: Sequence[str], rows: int) -> dict[str, int]:
         """Document frequencies from fts5vocab: counting one reads its posting list, so on a
@@ -303,19 +182,177 @@ class FtsSearch:
             return {term: self._document_frequency.get(term, 0) for term in terms}
 
 
+class _Scope(NamedTuple):
+    project: str | None
+    tag: str | None  # the project's tag in the index
+    since: datetime | None
+    rows: int  # the turns indexed
+
+
+class _Search:
+    """One search, step by step: the parts rarest word first, each ranked whole, in its newest
+    rows or from its word's list of best turns; then the exact-form bonus, the parts whose
+    left-out turns could still pass the k-th best ranked again deeper, and the top k."""
+
+    def __init__(self, conn: Connection, words: search_plan.Words, scope: _Scope, k: int) -> None:
+        self.conn, self.words, self.scope, self.k = conn, words, scope, k
+        frequency = words.frequency
+        self.since = _stored(scope.since, conn.dialect) if scope.since is not None else None
+        self.counts = frequency if conn.connection.info.get(rank_extension.FUNCTION) else None
+        self.budget = _Budget(frequency, scope.tag, self.counts is None, scope.rows)
+        self.ceiling = [score_bound(words.idf[term]) for term in words.ordered]
+        self.best = Best(k)
+        self.limit = k + exact_forms.CANDIDATES_PER_PART
+        # The parts that returned all `limit` rows they were asked for: their window and cost.
+        self.full: list[tuple[Part, Window[int], float]] = []
+        # The common words' lists (best_turns.py): with recall_bm25, no date limit.
+        self.lists = self.counts is not None and self.since is None
+        self.average = fts.average_length(conn) if self.lists else 1.0
+        self.last = best_turns.last_turn(conn) if self.lists else 0
+
+    def ranked(self) -> Ranked:
+        ordered = self.words.ordered
+        if self.budget.fits(ordered):  # every matching turn in one ranking: the exhaustive one
+            self._rank(ordered, [], [])
+        else:
+            self._rarest_first()
+        final, proven = self._deepened()
+        bounds = [score_bound(value) for value in self.words.idf.values()]
+        chosen = search_plan.tied_at_kth(final, self.k)
+        cut_short = self.budget.cut_short or not proven
+        return search_plan.top_k(self.conn, final, chosen, self.k, bounds, cut_short)
+
+    def _rarest_first(self) -> None:
+        """Word by word, rarest first, until no turn left can pass the k-th best."""
+        ordered = self.words.ordered
+        for i, term in enumerate(ordered):
+            if sum(self.ceiling[i:]) < self.best.bar():
+                break
+            # The turns holding this word and a commoner one, then those holding it alone.
+            # With bm25(), "alone" is every turn holding it (scored without the others:
+            # below their real score, which the first part has): a NOT would make bm25
+            # count the commoner words' turns once more.
+            if later := ordered[i + 1 :]:
+                self._rank([term], later, [])
+            if self.ceiling[i] >= self.best.bar():
+                self._rank([term], [], later if self.counts is not None else [])
+
+    def _rank(self, held: Sequence[str], any_of: Sequence[str], without: Sequence[str]) -> None:
+        cost = self.budget.cost(held, any_of)
+        # A list holds one word's turns: a part of several (the whole query at once) is
+        # ranked by FTS5, or the turns holding only its other words would be missed.
+        alone = self.lists and len(held) == 1 and not any_of
+        if alone and self._from_list(held[0], Part(held, [], self.scope.tag, without), cost):
+            return
+        window = self.budget.window(held, any_of)
+        if window.reach is Reach.SKIP:
+            self.budget.cut_short = True
+            return
+        part = Part(held, any_of, self.scope.tag, without)
+        found, whole = self._ranked(part, window)
+        self.budget.cut_short = self.budget.cut_short or not whole
+        if len(found) >= self.limit:
+            self.full.append((part, window, cost))
+
+    def _ranked(
+        self, part: Part, window: Window[int], floor: int = 0
+    ) -> tuple[dict[int, float], bool]:
+        """The part ranked by FTS5, its best kept; what it found and whether it was whole."""
+        found, masks, whole = _ranked(
+            self.conn, part, self.counts, self.since, self.limit, window, floor
+        )
+        self.best.add(found, self.limit, *part.bonus(masks, self.words.idf))
+        return found, whole
+
+    def _from_list(self, term: str, part: Part, cost: float) -> bool:
+        """The turns holding `term` and no commoner query word, from its list and FTS5 after
+        the list's last turn; False (nothing done) without a fresh list."""
+        listed = self._fresh_list(term)
+        if listed is None:
+            return False
+        bonus, _ = part.bonus({}, self.words.idf)
+        term_idf = self.words.idf[term]
+        # Each listed turn's bm25 for the word alone: a turn holding a commoner word too
+        # scores more in the part that has both, and Best keeps that.
+        self.best.add(listed.scores(term_idf, self.average), len(listed.turns) + 1, bonus, {})
+        left_out = listed.left_out(term_idf, self.average)
+        if self.scope.tag is not None and left_out > 0:
+            # A project holds a twentieth of a list: it stands in for the part only if the
+            # best found so far already beat all the list left out (else FTS5 ranks the part
+            # as before; its listed turns' scores are their own, kept).
+            if self._could_pass(left_out + bonus):
+                return False
+            left_out = 0.0
+        deeper = left_out > 0
+        if deeper:
+            self.best.unseen = max(self.best.unseen, left_out + bonus)
+        if listed.built_upto < self.last:
+            found, _ = self._ranked(part, Window.whole(), floor=listed.built_upto)
+            deeper = deeper or len(found) >= self.limit
+        if deeper:  # ranked again by FTS5, whole, if the k-th best is not proven
+            self.full.append((part, Window.whole(), cost))
+        return True
+
+    def _fresh_list(self, term: str) -> best_turns.BestTurns | None:
+        """The word's list of best turns, if it has one and what was added since fits."""
+        frequency = self.words.frequency[term]
+        if frequency < best_turns.LIST_FROM_ROWS:
+            return None
+        listed = best_turns.read(self.conn, stem(term), self.scope.project)
+        if listed is None:
+            return None
+        after = frequency * max(self.last - listed.built_upto, 0) / max(self.last, 1)
+        return listed if self.budget.again(after * self.budget.row_cost) else None
+
+    def _could_pass(self, unseen: float) -> bool:
+        """Whether a turn scoring `unseen` with its bonus could pass the k-th best found."""
+        final, _ = self._with_bonus(-math.inf)
+        return exact_forms.unseen_could_pass(final, unseen, self.k)
+
+    def _deepened(self) -> tuple[dict[int, float], bool]:
+        """The scores with their bonus, and whether the top k is proven. A turn some part left
+        below its LIMIT could still pass the k-th best with its bonus: those parts again, four
+        times deeper, while the budget allows."""
+        final, proven = self._with_bonus(self.best.unseen)
+        while not proven and self.full and self.limit < exact_forms.DEEPEST:
+            if not exact_forms.unseen_could_pass(final, self.best.unseen, self.k):
+                break
+            again, self.full = self.full, []
+            if not self.budget.again(sum(cost for *_, cost in again)):
+                break
+            self.limit, self.best.unseen = min(self.limit * 4, exact_forms.DEEPEST), -math.inf
+            for part, window, cost in again:
+                found, _ = self._ranked(part, window)
+                if len(found) >= self.limit:
+                    self.full.append((part, window, cost))
+            final, proven = self._with_bonus(self.best.unseen)
+        return final, proven
+
+    def _with_bonus(self, unseen: float) -> tuple[dict[int, float], bool]:
+        return exact_forms.with_bonus(
+            self.conn,
+            self.words.terms,
+            self.words.idf,
+            self.best.scores,
+            self.best.reach(),
+            unseen,
+            self.k,
+        )
+
+
 def _ranked(
     conn: Connection,
     part: Part,
     counts: dict[str, int] | None,
     since: str | None,
     limit: int,
-    window: int,
+    window: Window[int],
     floor: int = 0,
 ) -> tuple[dict[int, float], dict[int, int], bool]:
-    """The best `limit` turns (rowid: score) of `part`, among its newest `window` turns (0:
-    all; one more when more match) and after `floor`, ranked by bm25 over its words; with
-    recall_bm25, which of the part's phrases each holds (rowid: bit mask); and whether that was
-    all of them (the window held every match).
+    """The best `limit` turns (rowid: score) of `part`, in its `window` (its newest n turns:
+    one more is walked to learn whether more match) and after `floor`, ranked by bm25 over its
+    words; with recall_bm25, which of the part's phrases each holds (rowid: bit mask); and
+    whether that was all of them (the window held every match).
     Plain SQL: a search runs several of these, and building each through SQLAlchemy cost more
     than a small one takes to run."""
     function, given = part.ranking(counts, limit)
@@ -323,25 +360,14 @@ def _ranked(
     columns = f"{fts.FTS_TABLE}.rowid AS id, {function} AS score, {phrases}"
     joined = _SINCE if since is not None else ""
     dated = (since,) if since is not None else ()
-    if window:
+    rows: Sequence[Any]
+    if window.newest is not None:
         # The newest window + 1 matches, scored in the same walk (FTS5 goes newest first and
         # stops there), then the best of them: whole when no more than `window` matched.
         newest = f"SELECT {columns} FROM {fts.FTS_TABLE}{joined}{_NEWEST_WHERE}"
-        walked = (*given, *dated, part.match, floor, window + 1, limit)
-        if counts is not None and since is None:
-            # recall_scored() counts the walk: each row it took was scored once (no row, no call).
-            rows = conn.exec_driver_sql(
-                f"SELECT * FROM ({newest}) ORDER BY score, id DESC LIMIT ?", walked
-            ).all()
-            scored = conn.exec_driver_sql(f"SELECT {rank_extension.SCORED}()").scalar_one()
-            whole = not rows or int(scored) <= window
-        else:  # bm25(), or a join with the dates: the walk's rows kept, and counted
-            rows = conn.exec_driver_sql(
-                f"WITH newest AS MATERIALIZED ({newest}) SELECT *,"
-                " (SELECT count(*) FROM newest) FROM newest ORDER BY score, id DESC LIMIT ?",
-                walked,
-            ).all()
-            whole = not rows or rows[0][3] <= window
+        walked = (*given, *dated, part.match, floor, window.newest + 1, limit)
+        rows, matched = _walked(conn, newest, walked, counts is not None and since is None)
+        whole = not rows or matched <= window.newest
     else:
         rows = conn.exec_driver_sql(
             f"SELECT {columns} FROM {fts.FTS_TABLE}{joined}{_RANKED_WHERE}",
@@ -351,6 +377,26 @@ def _ranked(
     found = {row[0]: -float(row[1]) for row in rows}
     masks = {row[0]: int(row[2]) for row in rows if row[2] is not None}
     return found, masks, whole
+
+
+def _walked(
+    conn: Connection, newest: str, walked: tuple[Any, ...], scored: bool
+) -> tuple[Sequence[Any], int]:
+    """The best rows of the walk `newest`, and how many rows it matched."""
+    if scored:
+        # recall_scored() counts the walk: each row it took was scored once (no row, no call).
+        rows = conn.exec_driver_sql(
+            f"SELECT * FROM ({newest}) ORDER BY score, id DESC LIMIT ?", walked
+        ).all()
+        matched = conn.exec_driver_sql(f"SELECT {rank_extension.SCORED}()").scalar_one()
+        return rows, int(matched)
+    # bm25(), or a join with the dates: the walk's rows kept, and counted.
+    rows = conn.exec_driver_sql(
+        f"WITH newest AS MATERIALIZED ({newest}) SELECT *,"
+        " (SELECT count(*) FROM newest) FROM newest ORDER BY score, id DESC LIMIT ?",
+        walked,
+    ).all()
+    return rows, int(rows[0][3]) if rows else 0
 
 
 def _stored(when: datetime, dialect: Dialect) -> str:

@@ -185,7 +185,7 @@ def test_lists_are_deduplicated_in_order_and_edited_files_count_as_files(
 
 
 def test_long_text_is_capped(any_index: HistoryIndex) -> None:
-    from history.prepare import MAX_TEXT_CHARS
+    from history.limits import MAX_TEXT_CHARS
 
     add(any_index, "t", answered="login " * 50_000)
     (hit,) = any_index.search("login")

@@ -14,6 +14,7 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy.exc import OperationalError
+from starlette.types import Message
 
 from history import HistoryIndex
 from history.api import create_app, router
@@ -28,7 +29,9 @@ TURNS = "/api/code/turns"
 HISTORY = "/api/code/history"
 
 
-def turn(turn_id: str, /, session: str = "conv-1", project: str = "/w/shop", **extra: Any) -> dict:
+def turn(
+    turn_id: str, /, session: str = "conv-1", project: str = "/w/shop", **extra: Any
+) -> dict[str, Any]:
     return {
         "turn_id": turn_id,
         "session_id": session,
@@ -204,12 +207,12 @@ def test_bodies_over_two_megabytes_get_413(client: TestClient, index: HistoryInd
 
 def asgi_get(app: FastAPI, path: str, query: bytes) -> tuple[int, Any]:
     """One GET straight into the ASGI app: the test client refuses URLs this long."""
-    messages: list[dict[str, Any]] = []
+    messages: list[Message] = []
 
-    async def receive() -> dict[str, Any]:
+    async def receive() -> Message:
         return {"type": "http.request", "body": b"", "more_body": False}
 
-    async def send(message: dict[str, Any]) -> None:
+    async def send(message: Message) -> None:
         messages.append(message)
 
     scope = {
@@ -311,8 +314,9 @@ def test_a_token_guards_every_endpoint_but_healthz(index: HistoryIndex) -> None:
         ("DELETE", "/api/code/sessions/conv-1", None),
         ("DELETE", "/api/code/projects?workspace=/w/shop", None),
     ]
-    wrong = [{}, {"Authorization": "Bearer s3cre"}, {"Authorization": "Basic s3cret"}]
-    wrong += [{"Authorization": "Bearer s3cret2"}, {"Authorization": "Bearer s3crét".encode()}]
+    wrong: list[dict[str, str] | dict[bytes, bytes]] = [{}, {"Authorization": "Bearer s3cre"}]
+    wrong += [{"Authorization": "Basic s3cret"}, {"Authorization": "Bearer s3cret2"}]
+    wrong += [{b"Authorization": "Bearer s3crét".encode()}]
     for method, url, payload in calls:
         for headers in wrong:
             denied = client.request(method, url, json=payload, headers=headers)

@@ -39,7 +39,7 @@ def client(index: HistoryIndex) -> Iterator[TestClient]:
 
 def test_a_turn_is_the_stored_redacted_turn_whole(client: TestClient, index: HistoryIndex) -> None:
     when = datetime(2025, 3, 1, 9, 30, tzinfo=UTC)
-    posted = {
+    posted: dict[str, Any] = {
         "turn_id": "t/1\nx",
         "session_id": "conv-1",
         "project": "/w/shop",

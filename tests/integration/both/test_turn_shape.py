@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import inspect
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, fields, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -35,7 +35,7 @@ pytestmark = pytest.mark.both_backends
 FIELDS = list(TURN_FIELDS)
 # A value for a field of each type, the field's name in it: a field a layer drops or swaps with
 # another comes back different.
-_BY_TYPE = {
+_BY_TYPE: dict[object, Callable[[str], object]] = {
     str: lambda name: f"{name} zanzibar",
     tuple[str, ...]: lambda name: (f"src/{name}.py", f"docs/{name}.md"),
     bool: lambda name: True,
@@ -43,7 +43,10 @@ _BY_TYPE = {
 }
 # Where a value must have a form of its own (a project is a workspace path).
 _NAMED = {"project": "/w/shape", "turn_id": "shape-turn-1", "session_id": "shape-conv"}
-SAID = Turn(**{name: _NAMED.get(name) or _BY_TYPE[turn_field_type(name)](name) for name in FIELDS})
+_VALUES: dict[str, Any] = {
+    name: _NAMED.get(name) or _BY_TYPE[turn_field_type(name)](name) for name in FIELDS
+}
+SAID = Turn(**_VALUES)
 # What is stored of it: the files include the edited ones.
 STORED = replace(SAID, files=SAID.files + SAID.edited)
 
@@ -118,6 +121,9 @@ def test_record_many_stores_every_field_of_a_turn_and_of_a_callers_own_object(
     class Own:  # a caller's turn type: any object with the fields
         def __init__(self, **values: Any) -> None:
             self.__dict__.update(values)
+
+        def __getattr__(self, name: str) -> Any:  # the fields, as the type checker sees them
+            raise AttributeError(name)
 
     other = replace(SAID, turn_id="shape-turn-2")
     assert index.record_many([SAID, Own(**_said_as_keywords(other))]).new == 2

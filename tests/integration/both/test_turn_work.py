@@ -15,7 +15,7 @@ from sqlalchemy import inspect, text
 from history import HistoryIndex
 from history.api import create_app
 from history.importers.base import ImportedTurn
-from history.prepare import MAX_WORK_CHARS
+from history.limits import MAX_WORK_CHARS
 from history.store import migrations
 from history.store.postgres import engine as pg_engine
 from history.store.sqlite import engine as sqlite_db

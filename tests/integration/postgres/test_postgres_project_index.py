@@ -18,6 +18,7 @@ from history import HistoryIndex
 from history.folding import strip_marks
 from history.importers.base import ImportedTurn
 from history.store.postgres import project_index, schema, search
+from history.store.search_plan import Window
 from tests.helpers.engines import engine_of
 from tests.helpers.postgres import ranking_statements
 from tests.integration.postgres.test_postgres_search import exhaustive
@@ -118,23 +119,32 @@ def test_a_project_search_asks_its_projects_index_for_the_exhaustive_top_5(
             assert project_index.PROJECT_WORDS in statement and ":tag" not in statement
 
 
-def matched_by_each_part(index: HistoryIndex, words: list[str], project: str) -> list[set[int]]:
+def matched_by_each_part(
+    index: HistoryIndex, words: list[str], project: str, in_project: bool = True
+) -> list[set[int]]:
     """The turns each part's condition matches (no window, no LIMIT), every part's: the pairs
     part, then each word's head and tail, alone or not, with no company and with each other
     word's; with the project's own index when `in_project`, else the whole table's and the tag."""
     weight = dict.fromkeys(words, 1.0)
     conditions: list[tuple[str, dict[str, Any]]] = []
     part = search._Part(words, weight, project, None, 5)
-    part._best = lambda conn, where, params: conditions.append((where, params)) or {}  # type: ignore[method-assign]
+
+    def noted(conn: Any, where: str, params: dict[str, Any]) -> dict[int, float]:
+        conditions.append((where, params))
+        return {}
+
+    part._best = noted  # type: ignore[method-assign]
+    if not in_project:
+        part.words = search._WholeTable()
     count = len(words)
     with engine_of(index).connect() as conn:
         if count > 1:
-            part.ranked(conn, -1, True, None)
+            part.ranked(conn, -1, True, Window.whole())
         for i in range(count):
             for head in (True, False):
                 for alone in (False, True):
                     for needed in [None, *[[(j,)] for j in range(count) if j != i]]:
-                        part.ranked(conn, i, head, None, alone, needed)
+                        part.ranked(conn, i, head, Window.whole(), alone, needed)
         return [
             {rowid for (rowid,) in conn.execute(text(f"SELECT id FROM turns WHERE {w}"), p)}
             for w, p in conditions
@@ -144,18 +154,10 @@ def matched_by_each_part(index: HistoryIndex, words: list[str], project: str) ->
 @pytest.mark.parametrize("project", PROJECTS)
 @pytest.mark.parametrize("words", QUERIES, ids=[" ".join(q) for q in QUERIES])
 def test_each_part_matches_the_same_turns_as_the_whole_tables_index_with_the_tag(
-    index: HistoryIndex, words: list[str], project: str, monkeypatch: pytest.MonkeyPatch
+    index: HistoryIndex, words: list[str], project: str
 ) -> None:
     words = [strip_marks(word) for word in words]
     in_project = matched_by_each_part(index, words, project)
     # The whole table's statements: the same parts, the project as the tag in the tsquery.
-    monkeypatch.setattr(search._Part, "_ranked_in_project", None)
-    original = search._Part.ranked
-
-    def with_the_tag(self: Any, *args: Any, **kwargs: Any) -> Any:
-        self.project = None  # the tag stays in the tsquery; only the window would use it
-        return original(self, *args, **kwargs)
-
-    monkeypatch.setattr(search._Part, "ranked", with_the_tag)
-    assert in_project == matched_by_each_part(index, words, project)
+    assert in_project == matched_by_each_part(index, words, project, in_project=False)
     assert any(in_project)

@@ -59,7 +59,7 @@ def crush_db(project: Path) -> Path:
         text = json.dumps(session["messages"]).replace("{project}", str(project.resolve()))
         sessions[(session["id"], session["parent"])] = [tuple(m) for m in json.loads(text)]
     path = project / ".crush" / "crush.db"
-    write_crush_db(path, sessions)  # type: ignore[arg-type]
+    write_crush_db(path, sessions)
     return path
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 import schemathesis
@@ -71,7 +72,7 @@ def test_no_5xx_and_every_response_matches_the_schema(
         database=None,
         suppress_health_check=list(HealthCheck),
     )
-    def check(case: Case) -> None:
+    def check(case: Case[Any]) -> None:
         if mode is GenerationMode.POSITIVE and "before" in (case.query or {}):
             case.query["before"] = cursor
         case.call_and_validate()

@@ -142,7 +142,7 @@ def both_ways(tmp_path: Path) -> tuple[Path, Path, RecordCounts, RecordCounts]:
     def whole_path(*args: Any) -> RecordCounts:
         raise AssertionError("the file was current: it should have been written directly")
 
-    recorder._whole_path = whole_path  # type: ignore[method-assign]
+    recorder._whole_path = whole_path  # type: ignore[method-assign,assignment]
     direct_counts = recorder.record_many(new_turns(root))
     index = HistoryIndex.open(index_db)
     try:

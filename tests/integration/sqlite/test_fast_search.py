@@ -18,6 +18,7 @@ from sqlalchemy import text
 
 from history import HistoryIndex, Hit, project_key
 from history.ranking import exact_form_bonus, idf, score_bound, share_of_best
+from history.store.search_plan import Window
 from history.store.sqlite import exact_forms, fts, fts_search, rank_extension
 from history.store.sqlite.fts import project_tag
 from history.store.sqlite.fts_parts import WEIGHTS, Part
@@ -312,7 +313,9 @@ def test_a_windowed_part_ranks_its_newest_turns_and_says_whether_they_were_all(
             for phrase in part.phrases
         }
         given = counts if conn.connection.info.get(rank_extension.FUNCTION) else None
-        found, _, whole = fts_search._ranked(conn, part, given, None, limit, window)
+        found, _, whole = fts_search._ranked(
+            conn, part, given, None, limit, Window.newest_from(window)
+        )
     expected, matched = _newest_best(index, part.match, window, limit)
     assert whole == (matched <= window)
     assert sorted(found.values(), reverse=True) == pytest.approx(
@@ -333,15 +336,25 @@ def test_a_window_after_a_larger_one_is_whole_when_it_holds_every_match(
         counts = None
         if conn.connection.info.get(rank_extension.FUNCTION):
             counts = {"step": 80, "zeppelin": 10, "absent": 0}
-        *_, whole = fts_search._ranked(conn, Part(["step"], [], None), counts, None, 5, 20)
+        *_, whole = fts_search._ranked(
+            conn, Part(["step"], [], None), counts, None, 5, Window.newest_from(20)
+        )
         assert not whole  # 80 turns, a window of 20
-        *_, whole = fts_search._ranked(conn, Part(["absent"], [], None), counts, None, 5, 20)
+        *_, whole = fts_search._ranked(
+            conn, Part(["absent"], [], None), counts, None, 5, Window.newest_from(20)
+        )
         assert whole
-        *_, whole = fts_search._ranked(conn, Part(["zeppelin"], [], None), counts, None, 5, 20)
+        *_, whole = fts_search._ranked(
+            conn, Part(["zeppelin"], [], None), counts, None, 5, Window.newest_from(20)
+        )
         assert whole
-        *_, whole = fts_search._ranked(conn, Part(["step"], [], None), counts, None, 5, 79)
+        *_, whole = fts_search._ranked(
+            conn, Part(["step"], [], None), counts, None, 5, Window.newest_from(79)
+        )
         assert not whole
-        *_, whole = fts_search._ranked(conn, Part(["step"], [], None), counts, None, 5, 80)
+        *_, whole = fts_search._ranked(
+            conn, Part(["step"], [], None), counts, None, 5, Window.newest_from(80)
+        )
         assert whole
 
 
@@ -354,22 +367,24 @@ def test_a_part_whose_words_are_rarely_together_is_ranked_whole_not_windowed() -
     # a ninetieth of the 20,000 the budget would window a project's part to. A window would
     # cost a walk of every match, newest first.
     budget = _budget({"common": 30_000, "rare": 3_000, "ptag": 25_000}, "ptag")
-    assert budget.window(["common"], ["rare"]) == 0
+    assert budget.window(["common"], ["rare"]) == Window.whole()
     every = _budget({"common": 90_000, "rare": 3_000}, None)
-    assert every.window(["common"], ["rare"]) == 0  # ~2,700 of 80,000
+    assert every.window(["common"], ["rare"]) == Window.whole()  # ~2,700 of 80,000
 
 
 def test_a_part_expected_to_fill_less_than_half_its_window_is_ranked_whole() -> None:
     # A window costs a walk newest first and a subquery: at 1M, ranking a part of 65,695 turns
     # whole took 0.73 of its 80,000 window (bench/RESULTS.md).
     budget = _budget({"common": 30_000, "ptag": 25_000}, "ptag")  # ~7,500 of 20,000
-    assert budget.window(["common"], []) == 0
+    assert budget.window(["common"], []) == Window.whole()
     every = _budget({"common": 98_000, "other": 34_000}, None)  # ~33,300 of 80,000
-    assert every.window(["common"], ["other"]) == 0
+    assert every.window(["common"], ["other"]) == Window.whole()
 
 
 def test_a_part_expected_to_fill_its_window_is_still_windowed() -> None:
     budget = _budget({"common": 50_000, "ptag": 25_000}, "ptag")  # ~12,500 of 20,000
-    assert budget.window(["common"], []) == fts_search.WORK_BUDGET / fts_search.PROJECT_ROW_COST
+    assert budget.window(["common"], []) == Window.newest_from(
+        int(fts_search.WORK_BUDGET / fts_search.PROJECT_ROW_COST)
+    )
     every = _budget({"common": 90_000, "other": 95_000}, None)  # ~85,500 of 80,000
-    assert every.window(["common"], ["other"]) == fts_search.WORK_BUDGET
+    assert every.window(["common"], ["other"]) == Window.newest_from(fts_search.WORK_BUDGET)

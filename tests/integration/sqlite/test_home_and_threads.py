@@ -77,7 +77,7 @@ def test_a_reader_is_not_blocked_while_a_writer_holds_the_lock(index: HistoryInd
     release = threading.Event()
 
     def hold_write_lock() -> None:
-        with engine_of(index).execution_options(sqlite_begin="IMMEDIATE").begin() as conn:  # type: ignore[union-attr]
+        with engine_of(index).execution_options(sqlite_begin="IMMEDIATE").begin() as conn:
             conn.execute(text("UPDATE turns SET tainted = 1"))
             holding.set()
             release.wait(10)

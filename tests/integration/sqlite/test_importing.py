@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 import logging
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -149,9 +150,12 @@ def test_turns_are_recorded_in_bounded_batches(
     sizes: list[int] = []
     record_many = index.record_many
     monkeypatch.setattr(importing_module, "BATCH_TURNS", 4)
-    monkeypatch.setattr(
-        index, "record_many", lambda turns, *a: sizes.append(len(turns)) or record_many(turns, *a)
-    )
+
+    def counted(turns: Sequence[ImportedTurn], *rest: Any) -> Any:
+        sizes.append(len(turns))
+        return record_many(turns, *rest)
+
+    monkeypatch.setattr(index, "record_many", counted)
     assert import_transcripts(index, [CLAUDE], folder).new == 15
     assert sizes == [6, 6, 3]  # never more than a batch plus one file's turns
 

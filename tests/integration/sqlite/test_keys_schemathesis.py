@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 import schemathesis
@@ -52,7 +53,7 @@ def test_keys_of_each_kind_get_only_documented_answers_and_only_their_rights(
     headers = {"Authorization": f"Bearer {key}"}
     scoped = {index.members.project(p) for p in projects} if projects else None
 
-    def allowed(case: Case, right: Right) -> bool:
+    def allowed(case: Case[Any], right: Right) -> bool:
         if right not in rights:
             return False
         body = case.body if isinstance(case.body, dict) else {}
@@ -73,7 +74,7 @@ def test_keys_of_each_kind_get_only_documented_answers_and_only_their_rights(
             database=None,
             suppress_health_check=list(HealthCheck),
         )
-        def check(case: Case) -> None:
+        def check(case: Case[Any]) -> None:
             if "before" in (case.query or {}):
                 case.query["before"] = cursor  # valid only as the service made it
             response = case.call_and_validate(headers=headers)

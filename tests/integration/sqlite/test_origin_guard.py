@@ -15,6 +15,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from hypothesis import given
 from hypothesis import strategies as st
+from starlette.types import Message
 
 from history import HistoryIndex
 from history.api import create_app
@@ -156,12 +157,12 @@ def test_refusals_speak_the_requests_language(index: HistoryIndex) -> None:
 
 def asgi(app: FastAPI, method: str, headers: list[tuple[bytes, bytes]]) -> int:
     """One request straight into the app, with exactly `headers` (TestClient always adds Host)."""
-    sent: list[dict[str, Any]] = []
+    sent: list[Message] = []
 
-    async def receive() -> dict[str, Any]:
+    async def receive() -> Message:
         return {"type": "http.request", "body": json.dumps(TURN).encode(), "more_body": False}
 
-    async def send(message: dict[str, Any]) -> None:
+    async def send(message: Message) -> None:
         sent.append(message)
 
     scope = {

@@ -94,7 +94,7 @@ SPOKEN_LETTERS = st.text(
         exclude_categories=("Cn", "Cs"),
     )
     | st.characters(min_codepoint=0x0300, max_codepoint=0x036F)
-    | st.characters(min_codepoint=0x0400, max_codepoint=0x04FF, exclude_categories=("Cn",))
+    | st.characters(min_codepoint=0x0400, max_codepoint=0x04FF, exclude_categories=["Cn"])
     | st.characters(min_codepoint=0x1EA0, max_codepoint=0x1EF9)
     | st.sampled_from(" .,-"),
     max_size=30,

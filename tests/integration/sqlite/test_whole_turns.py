@@ -27,7 +27,7 @@ from history.importers.whole import (
     join_answers,
     patch_changes,
 )
-from history.prepare import MAX_TEXT_CHARS
+from history.limits import MAX_TEXT_CHARS
 from tests.helpers.corpus import CORPUS
 
 
@@ -78,7 +78,9 @@ def aider_texts(path: Path, turns: list[ImportedTurn]) -> dict[str, list[str]]:
     """Per typed prompt, its replies: runs of plain lines that aider's `> ` lines separate."""
     pending = [turn for turn in turns if turn.asked != WATCH_REQUEST]
     texts: dict[str, list[str]] = {}
-    current, prompt, run, thinking = None, [], [], False
+    current, thinking = None, False
+    prompt: list[str] = []
+    run: list[str] = []
 
     def end_run() -> None:
         if current and "\n".join(run).strip():
