@@ -18,17 +18,21 @@ from tests.engines import engine_of
 from tests.test_forgotten_means_gone import CANARY, FORGETS, fill
 
 _RELATIONS = """
-SELECT pg_relation_filepath(oid) FROM pg_class
-WHERE oid = 'turns'::regclass
-   OR oid = (SELECT reltoastrelid FROM pg_class WHERE oid = 'turns'::regclass)
-   OR oid IN (SELECT indexrelid FROM pg_index WHERE indrelid IN (
-        'turns'::regclass, (SELECT reltoastrelid FROM pg_class WHERE oid = 'turns'::regclass)))
+WITH tables AS (
+    SELECT relid AS oid FROM pg_partition_tree('turns') WHERE isleaf
+    UNION ALL
+    SELECT reltoastrelid FROM pg_class
+    WHERE oid IN (SELECT relid FROM pg_partition_tree('turns')) AND reltoastrelid <> 0
+)
+SELECT pg_relation_filepath(oid) FROM tables
+UNION ALL
+SELECT pg_relation_filepath(indexrelid) FROM pg_index WHERE indrelid IN (SELECT oid FROM tables)
 """
 
 
 def relation_bytes(url: str) -> bytes:
-    """Every segment of the table's, its TOAST table's and their indexes' files, after a
-    CHECKPOINT has written what shared buffers held."""
+    """Every segment of the table's partitions', their TOAST tables' and their indexes' files,
+    after a CHECKPOINT has written what shared buffers held."""
     conninfo = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
     with psycopg.connect(conninfo, autocommit=True) as conn:
         conn.execute("CHECKPOINT")

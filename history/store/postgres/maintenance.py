@@ -59,7 +59,7 @@ class PostgresMaintenance(Maintenance):
     def _masking(self, conn: Connection, turns: int) -> Iterator[None]:
         """A turn masked anew leaves its old row dead: the rewrite a forget owes."""
         yield
-        self._scrub.owed(conn)
+        self._scrub.owed(conn, every_partition=True)
 
     def rescan_due(self) -> bool:
         return self._rescan.due()

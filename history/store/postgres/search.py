@@ -160,7 +160,10 @@ class TsvectorSearch:
             # Ties go to the newer turn; only the k shown are read whole (their answers are
             # out of line, in TOAST: a few pages each).
             top = heapq.nlargest(k, best, key=lambda rowid: (best[rowid], part.asked_at[rowid]))
-            found = conn.execute(select(Turn.id, *TURN_COLUMNS).where(Turn.id.in_(top)))
+            # In one project, the project's partition only (revision 0019): a search never
+            # waits for another project's partition being rewritten by a forget.
+            shown = [Turn.id.in_(top)] + ([] if project is None else [Turn.project == project])
+            found = conn.execute(select(Turn.id, *TURN_COLUMNS).where(*shown))
             scored: list[tuple[Any, float]] = [(row[1:], best[row[0]]) for row in found]
         scored.sort(key=lambda pair: (-pair[1], -pair[0][_ASKED_AT].timestamp()))
         ceiling = [w * RANK_CEILING for w in part.weights]
@@ -274,6 +277,9 @@ class _Part:
             self.params["tag"] = schema.project_tag(project)  # 'p' and hex digits: one lexeme
             self.params["anywhere"] = project_index.prefix(project, project_index.ANYWHERE)
             self.params["asked"] = project_index.prefix(project, project_index.ASKED)
+            # The planner keeps only the project's partition of `turns` (revision 0019).
+            self.scope += " AND project = :project"
+            self.params["project"] = project
         if since is not None:
             self.scope += " AND asked_at >= :since"
             self.params["since"] = since.astimezone(UTC).replace(tzinfo=None)

@@ -21,10 +21,7 @@ from history.store.postgres import project_words, question_index, schema
 CACHE_FROM_ROWS = 20_000
 SIZE_SECONDS = 2.0
 MOST_CACHED_WORDS = 100_000
-_ESTIMATED_ROWS = text(
-    "SELECT greatest(c.reltuples, coalesce(s.n_live_tup, 0))::bigint FROM pg_class c"
-    " LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE c.oid = 'turns'::regclass"
-)
+_ESTIMATED_ROWS = text(schema.ESTIMATED_ROWS)
 _COUNT_ROWS = text("SELECT count(*) FROM turns")
 _COUNT_WORD = text(
     f"SELECT count(*) FROM turns WHERE {schema.VECTOR_COLUMN} @@ {schema.word_query(':word')}"
