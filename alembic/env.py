@@ -7,6 +7,8 @@ so two processes migrating one database at once take turns: the second finds it 
 
 from __future__ import annotations
 
+import re
+
 from alembic import context
 from sqlalchemy import Connection, Engine
 
@@ -24,6 +26,9 @@ config = context.config
 target_metadata = Base.metadata
 # pg_advisory_xact_lock's key: any fixed number; these are the bytes of "recall-h".
 MIGRATION_LOCK = 0x726563616C6C2D68
+PG_TURNS_BESIDE = ("turn_ids", "scrub_partitions", "turns_waiting")
+PG_PARTITION = re.compile(r"turns_p\d+")
+PG_TURNS_UNIQUE = ("uq_turns_turn_id", "uq_turns_project_turn_id")
 
 
 def include_name(name: str | None, type_: str, parent_names: object) -> bool:
@@ -32,9 +37,20 @@ def include_name(name: str | None, type_: str, parent_names: object) -> bool:
     # word_counts.py), and PostgreSQL's index is a column the database computes: none is the
     # model's to compare; nor is
     # PostgreSQL's sample of each project's common words, a planning aid of its search.
+    # On PostgreSQL `turns` is partitioned by project (revision 0019): its partitions (and
+    # their indexes) are the table's storage, `turn_ids` and `scrub_partitions` keep its turn
+    # ids unique and its forgotten rows' partitions, and its unique constraint holds the
+    # project (a partitioned table's must hold the partition key).
     if type_ == "table" and name is not None:
         kept_beside = (FTS_TABLE, best_turns.ROWS, word_counts.TABLE)
-        return not name.startswith(kept_beside) and name != pg_project_words.TABLE
+        partitioned = name in PG_TURNS_BESIDE or PG_PARTITION.fullmatch(name) is not None
+        return (
+            not name.startswith(kept_beside)
+            and name != pg_project_words.TABLE
+            and not (partitioned)
+        )
+    if type_ == "unique_constraint" and name in PG_TURNS_UNIQUE:
+        return context.get_context().dialect.name != "postgresql"
     if type_ == "column":
         return name != pg_schema.VECTOR_COLUMN
     if type_ == "index":

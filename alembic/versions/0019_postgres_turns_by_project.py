@@ -12,7 +12,8 @@ through `turn_ids` (turn id, project), kept by triggers: recording a turn id sto
 project moves it (the old row is deleted). The primary key is (id, project) and the upsert's
 target (project, turn_id). Each deleted row notes its partition in `scrub_partitions` (with the
 deleting transaction's id): the scrub rewrites those. Every index of `turns` is made on each
-partition. SQLite is unchanged.
+partition. A live turn that meets its partition being rewritten waits in `turns_waiting` (as a
+turn is stored: redacted, its ids masked) until upkeep moves it in. SQLite is unchanged.
 
 Revision ID: 0019_postgres_turns_by_project
 Revises: 0018_keys_and_audit
@@ -176,6 +177,13 @@ def upgrade() -> None:
         "CREATE TABLE scrub_partitions (partition varchar NOT NULL, since_xid varchar NOT NULL,"
         " CONSTRAINT pk_scrub_partitions PRIMARY KEY (partition))"
     )
+    run(
+        "CREATE TABLE turns_waiting (id integer GENERATED ALWAYS AS IDENTITY,"
+        " turn_id varchar NOT NULL, session_id varchar NOT NULL, project varchar NOT NULL,"
+        " asked_at timestamp without time zone NOT NULL, tainted boolean NOT NULL,"
+        " asked text NOT NULL, answered text NOT NULL, files text NOT NULL, edited text NOT NULL,"
+        " tools text NOT NULL, work text NOT NULL, CONSTRAINT pk_turns_waiting PRIMARY KEY (id))"
+    )
     run("DROP TABLE turns_unpartitioned")
     run("ALTER SEQUENCE turns_id_seq OWNED BY turns.id")
     run("ALTER TABLE turns ADD CONSTRAINT pk_turns PRIMARY KEY (id, project)")
@@ -210,7 +218,13 @@ def downgrade() -> None:
     for statement in _STORAGE:
         run(statement)
     run(f"INSERT INTO turns ({_COLUMNS}) SELECT {_COLUMNS} FROM turns_partitioned ORDER BY id")
+    run(
+        f"INSERT INTO turns ({_COLUMNS[4:]}) SELECT DISTINCT ON (turn_id) {_COLUMNS[4:]}"
+        " FROM turns_waiting WHERE turn_id NOT IN (SELECT turn_id FROM turns)"
+        " ORDER BY turn_id, id DESC"
+    )
     run("DROP TABLE turns_partitioned")
+    run("DROP TABLE turns_waiting")
     run("DROP FUNCTION turns_claim_turn_id()")
     run("DROP FUNCTION turns_release_turn_id()")
     run("DROP TABLE turn_ids")

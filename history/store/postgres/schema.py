@@ -57,17 +57,19 @@ def index_statement() -> str:
 # `turns` is partitioned by a hash of the project (revision 0019): its partitions, and its
 # rows as the statistics of each count them (the parent's own count moves only when ANALYZE
 # reads the whole table).
-PARTITIONS = "SELECT relid FROM pg_partition_tree('turns') WHERE isleaf"
+# From the catalog, taking no lock: pg_partition_tree() would lock every partition, and wait
+# for one being rewritten.
+PARTITIONS = "SELECT inhrelid AS relid FROM pg_inherits WHERE inhparent = 'turns'::regclass"
 ESTIMATED_ROWS = (
     "SELECT coalesce(sum(greatest(c.reltuples, coalesce(s.n_live_tup, 0), 0)), 0)::bigint"
-    " FROM pg_partition_tree('turns') t JOIN pg_class c ON c.oid = t.relid"
-    " LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE t.isleaf"
+    f" FROM ({PARTITIONS}) t JOIN pg_class c ON c.oid = t.relid"
+    " LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid"
 )
 
 
 def leaf_indexes(index: str) -> str:
     """SQL for each partition's index of the partitioned `index`."""
-    return f"SELECT relid FROM pg_partition_tree('{index}') WHERE isleaf"
+    return f"SELECT inhrelid AS relid FROM pg_inherits WHERE inhparent = '{index}'::regclass"
 
 
 def pending_list_statement(kilobytes: int | None) -> str:

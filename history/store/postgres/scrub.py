@@ -25,6 +25,7 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.exc import DBAPIError
 
 from history.store import owed
+from history.store.postgres import schema, waiting
 
 log = logging.getLogger(__name__)
 
@@ -49,13 +50,13 @@ LOCK_TIMEOUT_MS = 500
 _REWRITE_MEMORY = "SET maintenance_work_mem = '256MB'"
 _NOTED = text("SELECT partition, since_xid FROM scrub_partitions ORDER BY partition")
 _EVERY_PARTITION = text(
-    "SELECT c.relname FROM pg_partition_tree('turns') t JOIN pg_class c ON c.oid = t.relid"
-    " WHERE t.isleaf ORDER BY c.relname"
+    f"SELECT c.relname FROM ({schema.PARTITIONS}) t JOIN pg_class c ON c.oid = t.relid"
+    " ORDER BY c.relname"
 )
 _NOTE_EVERY = text(
     "INSERT INTO scrub_partitions AS s (partition, since_xid)"
-    " SELECT c.relname, pg_current_xact_id()::text FROM pg_partition_tree('turns') t"
-    " JOIN pg_class c ON c.oid = t.relid WHERE t.isleaf"
+    f" SELECT c.relname, pg_current_xact_id()::text FROM ({schema.PARTITIONS}) t"
+    " JOIN pg_class c ON c.oid = t.relid"
     " ON CONFLICT (partition) DO UPDATE SET since_xid = excluded.since_xid"
 )
 _REWRITTEN = text("DELETE FROM scrub_partitions WHERE partition = :partition AND since_xid = :xid")
@@ -103,6 +104,7 @@ class Scrub:
                 conn.exec_driver_sql("RESET lock_timeout")
         with self.engine.begin() as conn:
             owed.settle(conn, row.owed_at)
+        waiting.move(self.engine)  # the live turns that met a partition being rewritten
         return True
 
     def _rewrite(self, conn: Connection, partition: str, since: str) -> bool:

@@ -19,18 +19,18 @@ STALE_SHARE, STALE_ROWS = 0.1, 1_000
 # latter's pending list through as the every-project search reads the former's.
 # Each partition's index (revision 0019): a partitioned index has no pending list of its own.
 _CLEAN_PENDING = text(
-    "SELECT sum(gin_clean_pending_list(t.relid))"
+    "SELECT sum(gin_clean_pending_list(t.inhrelid))"
     f" FROM unnest(ARRAY['{schema.VECTOR_INDEX}', '{project_index.INDEX}']) AS name,"
-    " pg_partition_tree(CAST(name AS regclass)) AS t WHERE t.isleaf"
+    " pg_inherits AS t WHERE t.inhparent = CAST(name AS regclass)"
 )
 # The rows changed since each partition's statistics, or since the whole table's (which the
 # every-project search reads, and which autovacuum, analyzing partitions only, never renews).
 _CHANGED = text(
-    "SELECT greatest(sum(s.n_mod_since_analyze), abs(sum(s.n_live_tup) - max(p.reltuples))),"
-    " sum(s.n_live_tup) FROM pg_partition_tree('turns') t"
+    "SELECT greatest(sum(s.n_mod_since_analyze), abs(sum(s.n_live_tup) - max(p.reltuples)))"
+    f"::bigint, sum(s.n_live_tup)::bigint FROM ({schema.PARTITIONS}) t"
     " JOIN pg_stat_user_tables s ON s.relid = t.relid"
     " CROSS JOIN (SELECT greatest(reltuples, 0) AS reltuples FROM pg_class"
-    " WHERE oid = 'turns'::regclass) p WHERE t.isleaf"
+    " WHERE oid = 'turns'::regclass) p"
 )
 
 
