@@ -32,8 +32,11 @@ from history import HistoryIndex
 from tests.engines import engine_of
 
 CANARY = "pgforgetcanary"
+# The conversation nearest the size asked for in the largest project: its partition is the
+# longest to rewrite.
 _SESSION = text(
-    "SELECT session_id, project FROM conversations ORDER BY abs(turns - :turns), session_id LIMIT 1"
+    "SELECT c.session_id, c.project FROM conversations c JOIN projects p USING (project)"
+    " ORDER BY abs(c.turns - :turns), p.turns DESC, c.session_id LIMIT 1"
 )
 _PROJECT = text("SELECT project FROM projects ORDER BY abs(turns - :turns), project LIMIT 1")
 _PROJECTS = text("SELECT project FROM projects ORDER BY project")
@@ -43,14 +46,14 @@ _STORED = text("SELECT count(*) FROM turn_ids WHERE turn_id = ANY(CAST(:ids AS v
 def _record(url: str, n: int, projects: Sequence[str], every: float, stop: Event, out: Any) -> None:
     index = HistoryIndex.open(url)
     stored: list[str] = []
-    failed, times = 0, []
+    failed, spooled, times = 0, 0, []
     i = 0
     next_at = time.monotonic()
     while not stop.is_set():
         turn_id = f"live-{n}-{i}"
         project = projects[(n + i) % len(projects)]
         started = time.perf_counter()
-        said = index.record(
+        said = index.record_outcome(
             turn_id=turn_id,
             session_id=f"live-{n}-{i // 20}",
             project=project,
@@ -62,11 +65,14 @@ def _record(url: str, n: int, projects: Sequence[str], every: float, stop: Event
             failed += 1
         else:
             stored.append(turn_id)
+            spooled += said == "spooled"
         i += 1
         next_at += every
         time.sleep(max(0.0, next_at - time.monotonic()))
     index.close()
-    out.put({"kind": "record", "stored": stored, "failed": failed, "times": times})
+    out.put(
+        {"kind": "record", "stored": stored, "failed": failed, "spooled": spooled, "times": times}
+    )
 
 
 def _search(url: str, n: int, stop: Event, out: Any) -> None:
@@ -94,6 +100,7 @@ class Run:
     stored: list[str] = field(default_factory=list)
     failed: int = 0
     lost: int = 0
+    spooled: int = 0
     record_ms: list[float] = field(default_factory=list)
     search_ms: dict[str, list[float]] = field(default_factory=lambda: {"every": [], "project": []})
 
@@ -101,6 +108,7 @@ class Run:
         if said["kind"] == "record":
             self.stored += said["stored"]
             self.failed += said["failed"]
+            self.spooled += said["spooled"]
             self.record_ms += said["times"]
         else:
             for scope, times in said["times"].items():
@@ -196,9 +204,9 @@ def run(
         project = conn.execute(_PROJECT, {"turns": project_turns}).scalar_one()
         if project == session_project:
             project = conn.execute(_PROJECT, {"turns": project_turns // 2}).scalar_one()
-        others = [
-            p for p in conn.execute(_PROJECTS).scalars() if p not in (project, session_project)
-        ]
+        # Members go on recording in every project but the one forgotten (the forgotten
+        # conversation's own project too).
+        others = [p for p in conn.execute(_PROJECTS).scalars() if p != project]
     _canaries(index, session_id, session_project, "session")
     _canaries(index, f"canary-{CANARY}", project, "project")
     index.tidy()
@@ -264,6 +272,7 @@ def main(argv: list[str] | None = None) -> None:
                 value = percentile(times, p) if times else 0.0
                 out.emit(f"search_{scope}_p{p}_{name}", RECALL, value, "ms", n=len(times))
     out.emit("records_failed", RECALL, loaded.failed, "turns")
+    out.emit("records_waited_beside", RECALL, loaded.spooled, "turns")
     out.emit("records_lost", RECALL, loaded.lost, "turns", stored=len(loaded.stored))
     for p in (50, 99, 100):
         value = percentile(loaded.record_ms, p) if loaded.record_ms else 0.0

@@ -115,11 +115,11 @@ def test_a_record_meeting_a_partition_being_rewritten_waits_beside_it_and_moves_
     holder.start()
     assert locked.wait(10)
     started = time.monotonic()
-    said = index.record(
+    said = index.record_outcome(
         turn_id="live", session_id="live", project="/work/project-1", asked="zebra", answered=""
     )
     assert said == "spooled" and time.monotonic() - started < 4  # not the 5 s lock timeout
-    assert index.record(
+    assert index.record_outcome(
         turn_id="elsewhere", session_id="e", project="/work/project-2", asked="x", answered=""
     ) in ("new", "spooled")
     release.set()
