@@ -178,8 +178,7 @@ def _forget(index: HistoryIndex, what: str, forget: Any, bytes_of: Any, limit: f
         if not repository._scrub.run():
             time.sleep(0.2)
     scrubbed = time.monotonic() - started
-    raw = bytes_of()
-    gone = f"{CANARY}{what}".encode() not in raw
+    gone = not bytes_of(f"{CANARY}{what}".encode())
     return Forgotten(what, removed, forgot, scrubbed, gone)
 
 
@@ -195,10 +194,22 @@ def run(
     limits: tuple[float, float] = (60.0, 600.0),
 ) -> tuple[Run, Run, list[Forgotten]]:
     """The quiet searches, the loaded run and the two forgets."""
-    from tests.test_postgres_forgetting import relation_bytes
+    from tests.test_postgres_forgetting import relation_files
+
+    def found(needle: bytes) -> bool:
+        """Whether `needle` is in a file of `turns` (read a segment at a time)."""
+        for path in relation_files(full_url):
+            with path.open("rb") as file:
+                tail = b""
+                while chunk := file.read(64 << 20):
+                    if needle in tail + chunk:
+                        return True
+                    tail = chunk[-len(needle) :]
+        return False
 
     index = HistoryIndex.open(url)
     engine = engine_of(index)
+    full_url = engine.url.render_as_string(hide_password=False)
     with engine.connect() as conn:
         session_id, session_project = conn.execute(_SESSION, {"turns": session_turns}).one()
         project = conn.execute(_PROJECT, {"turns": project_turns}).scalar_one()
@@ -218,20 +229,19 @@ def run(
     loaded.recorders(recorders, others, every)
     loaded.searchers(searchers)
     time.sleep(settle)
-    full_url = engine.url.render_as_string(hide_password=False)
     forgotten = [
         _forget(
             index,
             "session",
             lambda: index.forget_session(session_id),
-            lambda: relation_bytes(full_url),
+            found,
             limits[0],
         ),
         _forget(
             index,
             "project",
             lambda: index.forget_project(project),
-            lambda: relation_bytes(full_url),
+            found,
             limits[1],
         ),
     ]

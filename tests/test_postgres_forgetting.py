@@ -30,6 +30,24 @@ SELECT pg_relation_filepath(indexrelid) FROM pg_index WHERE indrelid IN (SELECT 
 """
 
 
+def relation_files(url: str) -> list[Path]:
+    """Every segment of the table's partitions', their TOAST tables' and their indexes' files,
+    after a CHECKPOINT has written what shared buffers held."""
+    conninfo = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+    with psycopg.connect(conninfo, autocommit=True) as conn:
+        conn.execute("CHECKPOINT")
+        data = Path(str(conn.execute("SHOW data_directory").fetchone()[0]))  # type: ignore[index]
+        paths = [data / str(row[0]) for row in conn.execute(_RELATIONS)]
+    if not all(os.access(path, os.R_OK) for path in paths):
+        pytest.skip("the server's data directory is not readable here (root on its machine)")
+    return [
+        segment
+        for path in paths
+        for segment in path.parent.glob(f"{path.name}*")
+        if segment.name == path.name or segment.name.startswith(f"{path.name}.")
+    ]
+
+
 def relation_bytes(url: str) -> bytes:
     """Every segment of the table's partitions', their TOAST tables' and their indexes' files,
     after a CHECKPOINT has written what shared buffers held."""
