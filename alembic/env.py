@@ -50,7 +50,7 @@ def include_name(name: str | None, type_: str, parent_names: object) -> bool:
             and not (partitioned)
         )
     if type_ == "unique_constraint" and name in PG_TURNS_UNIQUE:
-        return context.get_context().dialect.name != "postgresql"
+        return not _on_postgres()
     if type_ == "column":
         return name != pg_schema.VECTOR_COLUMN
     if type_ == "index":
@@ -61,6 +61,18 @@ def include_name(name: str | None, type_: str, parent_names: object) -> bool:
             best_turns.TURN_INDEX,
         )
     return True
+
+
+def _on_postgres() -> bool:
+    return bool(context.get_context().dialect.name == "postgresql")
+
+
+def include_object(
+    obj: object, name: str | None, type_: str, reflected: bool, compare_to: object
+) -> bool:
+    """The model's unique turn id: on PostgreSQL, `turn_ids` keeps it (see include_name)."""
+    table = getattr(getattr(obj, "table", None), "name", None)
+    return not (type_ == "unique_constraint" and table == "turns" and _on_postgres())
 
 
 def _url() -> str:
@@ -76,6 +88,7 @@ def do_run_migrations(connection: Connection) -> None:
         target_metadata=target_metadata,
         render_as_batch=connection.dialect.name == "sqlite",
         include_name=include_name,
+        include_object=include_object,
         compare_type=True,
         compare_server_default=True,
     )
@@ -110,6 +123,7 @@ def run_migrations_offline() -> None:
         render_as_batch=not pg_engine.is_postgres_url(url),
         literal_binds=True,
         include_name=include_name,
+        include_object=include_object,
     )
     with context.begin_transaction():
         context.run_migrations()
