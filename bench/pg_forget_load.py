@@ -81,16 +81,19 @@ def _search(url: str, n: int, stop: Event, out: Any) -> None:
     for query in sample[:5]:
         index.search(query.text, project=None)
     times: dict[str, list[float]] = {"every": [], "project": []}
-    i = 0
+    i, failed = 0, 0
     while not stop.is_set():
         query = sample[i % len(sample)]
         scope = "every" if i % 2 == 0 else "project"
         started = time.perf_counter()
-        index.search(query.text, project=None if scope == "every" else query.project)
+        try:
+            index.search(query.text, project=None if scope == "every" else query.project)
+        except Exception:  # counted apart, the time kept
+            failed += 1
         times[scope].append((time.perf_counter() - started) * 1000)
         i += 1
     index.close()
-    out.put({"kind": "search", "times": times})
+    out.put({"kind": "search", "times": times, "failed": failed})
 
 
 @dataclass
@@ -101,6 +104,7 @@ class Run:
     failed: int = 0
     lost: int = 0
     spooled: int = 0
+    searches_failed: int = 0
     record_ms: list[float] = field(default_factory=list)
     search_ms: dict[str, list[float]] = field(default_factory=lambda: {"every": [], "project": []})
 
@@ -111,6 +115,7 @@ class Run:
             self.spooled += said["spooled"]
             self.record_ms += said["times"]
         else:
+            self.searches_failed += said["failed"]
             for scope, times in said["times"].items():
                 self.search_ms[scope] += times
 
@@ -282,6 +287,7 @@ def main(argv: list[str] | None = None) -> None:
                 value = percentile(times, p) if times else 0.0
                 out.emit(f"search_{scope}_p{p}_{name}", RECALL, value, "ms", n=len(times))
     out.emit("records_failed", RECALL, loaded.failed, "turns")
+    out.emit("searches_failed", RECALL, loaded.searches_failed, "searches")
     out.emit("records_waited_beside", RECALL, loaded.spooled, "turns")
     out.emit("records_lost", RECALL, loaded.lost, "turns", stored=len(loaded.stored))
     for p in (50, 99, 100):

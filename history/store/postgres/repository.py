@@ -20,9 +20,9 @@ from history.store.sql_repository import SqlTurnRepository
 
 log = logging.getLogger(__name__)
 
-# An every-project search waits up to this many lock timeouts (engine.LOCK_TIMEOUT_MS each)
-# for a partition being rewritten.
-SEARCH_TRIES = 3
+# A search waits up to this many lock timeouts (engine.LOCK_TIMEOUT_MS each) for a partition
+# being rewritten: at a million turns the largest project's takes tens of seconds.
+SEARCH_TRIES = 24
 # A record moving the turns it left waiting does not wait for their partition.
 MOVE_WAIT_MS = 50
 _PROJECT_OF = text("SELECT project FROM turn_ids WHERE turn_id = :turn_id")
@@ -92,7 +92,7 @@ class PostgresTurnRepository(SqlTurnRepository):
         again."""
         if not terms:
             return SearchResults()
-        for _ in range(SEARCH_TRIES - 1):
+        for _ in range(SEARCH_TRIES - 1):  # a search of the partition's own project waits too
             try:
                 return rows.hits(self._search.search(terms, project, since, k))
             except OperationalError as exc:
