@@ -7,6 +7,8 @@ so two processes migrating one database at once take turns: the second finds it 
 
 from __future__ import annotations
 
+import re
+
 from alembic import context
 from sqlalchemy import Connection, Engine
 
@@ -24,6 +26,9 @@ config = context.config
 target_metadata = Base.metadata
 # pg_advisory_xact_lock's key: any fixed number; these are the bytes of "recall-h".
 MIGRATION_LOCK = 0x726563616C6C2D68
+PG_TURNS_BESIDE = ("turn_ids", "scrub_partitions", "turns_waiting")
+PG_PARTITION = re.compile(r"turns_p\d+")
+PG_TURNS_UNIQUE = ("uq_turns_turn_id", "uq_turns_project_turn_id")
 
 
 def include_name(name: str | None, type_: str, parent_names: object) -> bool:
@@ -32,9 +37,20 @@ def include_name(name: str | None, type_: str, parent_names: object) -> bool:
     # word_counts.py), and PostgreSQL's index is a column the database computes: none is the
     # model's to compare; nor is
     # PostgreSQL's sample of each project's common words, a planning aid of its search.
+    # On PostgreSQL `turns` is partitioned by project (revision 0019): its partitions (and
+    # their indexes) are the table's storage, `turn_ids` and `scrub_partitions` keep its turn
+    # ids unique and its forgotten rows' partitions, and its unique constraint holds the
+    # project (a partitioned table's must hold the partition key).
     if type_ == "table" and name is not None:
         kept_beside = (FTS_TABLE, best_turns.ROWS, word_counts.TABLE)
-        return not name.startswith(kept_beside) and name != pg_project_words.TABLE
+        partitioned = name in PG_TURNS_BESIDE or PG_PARTITION.fullmatch(name) is not None
+        return (
+            not name.startswith(kept_beside)
+            and name != pg_project_words.TABLE
+            and not (partitioned)
+        )
+    if type_ == "unique_constraint" and name in PG_TURNS_UNIQUE:
+        return not _on_postgres()
     if type_ == "column":
         return name != pg_schema.VECTOR_COLUMN
     if type_ == "index":
@@ -45,6 +61,18 @@ def include_name(name: str | None, type_: str, parent_names: object) -> bool:
             best_turns.TURN_INDEX,
         )
     return True
+
+
+def _on_postgres() -> bool:
+    return bool(context.get_context().dialect.name == "postgresql")
+
+
+def include_object(
+    obj: object, name: str | None, type_: str, reflected: bool, compare_to: object
+) -> bool:
+    """The model's unique turn id: on PostgreSQL, `turn_ids` keeps it (see include_name)."""
+    table = getattr(getattr(obj, "table", None), "name", None)
+    return not (type_ == "unique_constraint" and table == "turns" and _on_postgres())
 
 
 def _url() -> str:
@@ -60,6 +88,7 @@ def do_run_migrations(connection: Connection) -> None:
         target_metadata=target_metadata,
         render_as_batch=connection.dialect.name == "sqlite",
         include_name=include_name,
+        include_object=include_object,
         compare_type=True,
         compare_server_default=True,
     )
@@ -94,6 +123,7 @@ def run_migrations_offline() -> None:
         render_as_batch=not pg_engine.is_postgres_url(url),
         literal_binds=True,
         include_name=include_name,
+        include_object=include_object,
     )
     with context.begin_transaction():
         context.run_migrations()

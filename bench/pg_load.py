@@ -96,6 +96,8 @@ def _finish(index: HistoryIndex) -> None:
         conn.execute(text(question_index.index_statement()))
         conn.execute(text(project_index.index_statement()))
         conn.execute(text(schema.pending_list_statement(schema.PENDING_LIST_KB)))
+        # The triggers that keep each turn id once (revision 0019) were off with the others.
+        conn.execute(text("INSERT INTO turn_ids SELECT turn_id, project FROM turns"))
         conn.execute(text("ALTER TABLE turns ENABLE TRIGGER USER"))
     with engine_of(index).connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
         conn.execute(text("VACUUM ANALYZE"))

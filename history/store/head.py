@@ -5,4 +5,4 @@ loading SQLAlchemy."""
 
 from typing import Final
 
-SCHEMA_HEAD: Final = "0018_keys_and_audit"
+SCHEMA_HEAD: Final = "0019_postgres_turns_by_project"

@@ -58,13 +58,19 @@ def upsert_changed(
     conn: Connection,
     turns: Sequence[NewTurn],
     write: Callable[[Connection, list[dict[str, Any]]], None],
+    by_project: bool = False,
 ) -> UpsertCounts:
     """Write (`write(conn, rows)`, an upsert) the turns whose stored values differ (the last
-    of a duplicate turn_id wins)."""
+    of a duplicate turn_id wins). `by_project`: look the turns up in their projects only (on
+    PostgreSQL, the partitions they go to: a partition being rewritten holds up only the turns
+    of its projects); a turn stored under another project counts as new."""
     rows = {turn.turn_id: row_values(turn) for turn in turns}
     stored: dict[str, tuple[Any, ...]] = {}
     for chunk in chunks(list(rows)):
-        found = conn.execute(select(*TURN_COLUMNS).where(Turn.turn_id.in_(chunk)))
+        lookup = select(*TURN_COLUMNS).where(Turn.turn_id.in_(chunk))
+        if by_project:
+            lookup = lookup.where(Turn.project.in_({rows[t]["project"] for t in chunk}))
+        found = conn.execute(lookup)
         stored.update({row[0]: tuple(row) for row in found})
     changed = [
         values

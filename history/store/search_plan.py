@@ -113,10 +113,13 @@ def top_k(
     k: int,
     word_bounds: Sequence[float],
     cut_short: bool,
+    project: str | None = None,
 ) -> Ranked:
     """The `chosen` rows read whole, best first (ties to the newer turn), the first `k` of them
-    scored as a share of the most the query's words allow (`word_bounds`)."""
-    rows = conn.execute(select(Turn.id, *TURN_COLUMNS).where(Turn.id.in_(list(chosen))))
+    scored as a share of the most the query's words allow (`word_bounds`). With `project`, the
+    read names it too, so a store split by project reads that project's part alone."""
+    shown = [Turn.id.in_(list(chosen))] + ([] if project is None else [Turn.project == project])
+    rows = conn.execute(select(Turn.id, *TURN_COLUMNS).where(*shown))
     scored: list[tuple[Any, float]] = [(row[1:], scores[row[0]]) for row in rows]
     scored.sort(key=lambda pair: (-pair[1], -pair[0][_ASKED_AT].timestamp()))
     ranked = [(row, share_of_best(score, word_bounds)) for row, score in scored[:k]]

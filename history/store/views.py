@@ -141,9 +141,16 @@ class SqlViews:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
 
-    def turn(self, turn_id: str) -> domain.Turn | None:
+    def turn(
+        self, turn_id: str, project: str | None = None, lock_timeout_ms: int | None = None
+    ) -> domain.Turn | None:
+        """The turn; with `project`, looked for in that project only (on PostgreSQL, with
+        `lock_timeout_ms` instead of the connection's lock timeout)."""
+        statement = _TURN if project is None else _TURN.where(Turn.project == project)
         with self.engine.connect() as conn:
-            row = conn.execute(_TURN, {"turn_id": turn_id}).first()
+            if lock_timeout_ms is not None:
+                conn.exec_driver_sql(f"SET LOCAL lock_timeout = {int(lock_timeout_ms)}")
+            row = conn.execute(statement, {"turn_id": turn_id}).first()
         return None if row is None else domain.Turn(**turn_fields(row))
 
     def turn_ids_by_prefix(self, prefix: str, limit: int) -> list[str]:

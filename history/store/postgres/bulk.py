@@ -2,9 +2,11 @@
 
 An executemany sends one INSERT per turn (pipelined, but each still parsed, planned and run on
 its own); here each column travels as one array and `unnest` turns them back into rows, so a
-batch of a thousand turns is one statement. The upsert is the same as a single turn's: a turn
+batch of a thousand turns is one statement; a single turn takes the same statement. A turn
 already stored is updated in place (the rows come de-duplicated by turn_id, which ON CONFLICT
-needs: it may touch a row only once per statement).
+needs: it may touch a row only once per statement). `turns` is partitioned by project (revision
+0019), so the conflict is on (project, turn_id); a turn id stored under another project is
+moved by the table's trigger, `turn_ids` keeping each turn id once.
 """
 
 from __future__ import annotations
@@ -24,10 +26,11 @@ _ARRAYS = ", ".join(
 )
 # The columns that hold naive UTC (models.UtcDateTime), which a bare array does not convert.
 _TIMES = [column.key for column in TURN_COLUMNS if isinstance(column.type, UtcDateTime)]
-_UPDATED = ", ".join(f"{name} = excluded.{name}" for name in _NAMES if name != "turn_id")
+_KEY = ("project", "turn_id")
+_UPDATED = ", ".join(f"{name} = excluded.{name}" for name in _NAMES if name not in _KEY)
 UPSERT_ROWS = text(
     f"INSERT INTO turns ({', '.join(_NAMES)}) SELECT * FROM unnest({_ARRAYS})"
-    f" ON CONFLICT (turn_id) DO UPDATE SET {_UPDATED}"
+    f" ON CONFLICT (project, turn_id) DO UPDATE SET {_UPDATED}"
 )
 
 

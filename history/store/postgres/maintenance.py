@@ -16,7 +16,7 @@ from history.reports import About, DoctorReport, Stats
 from history.store import stats
 from history.store.maintenance import ENGLISH, Maintenance
 from history.store.owed import ScrubState
-from history.store.postgres import doctor, upkeep
+from history.store.postgres import doctor, upkeep, waiting
 from history.store.postgres.scrub import Scrub
 from history.store.rescan import Rescan, Step
 
@@ -49,6 +49,8 @@ class PostgresMaintenance(Maintenance):
             return "more"
         if self._scrub.pending() and not self._scrub.run():
             return "blocked"
+        if waiting.move(self.engine):  # live turns that met a partition being rewritten
+            return "more"
         with writes:
             if upkeep.merge_pending(self.engine):
                 return "more"
@@ -59,7 +61,7 @@ class PostgresMaintenance(Maintenance):
     def _masking(self, conn: Connection, turns: int) -> Iterator[None]:
         """A turn masked anew leaves its old row dead: the rewrite a forget owes."""
         yield
-        self._scrub.owed(conn)
+        self._scrub.owed(conn, every_partition=True)
 
     def rescan_due(self) -> bool:
         return self._rescan.due()

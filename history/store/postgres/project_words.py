@@ -18,13 +18,15 @@ from collections.abc import Sequence
 
 from sqlalchemy import Connection, text
 
+from history.store.postgres import schema
+
 TABLE = "project_words"
 # About this many turns sampled, all projects together (fewer when the table is smaller).
 SAMPLED_TURNS = 30_000
 LEAST_SHARE, LEAST_SAMPLED = 0.01, 3
 
 
-_ROWS = text("SELECT greatest(reltuples, 0)::bigint FROM pg_class WHERE oid = 'turns'::regclass")
+_ROWS = text(schema.ESTIMATED_ROWS)
 _REFILL = f"""
 WITH sample AS MATERIALIZED (
     SELECT project, search_vector FROM turns TABLESAMPLE SYSTEM ({{percent}})

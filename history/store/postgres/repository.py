@@ -3,18 +3,30 @@ full-text index (schema.py) and ranking with ts_rank (search.py)."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine
+from sqlalchemy import Connection, Engine, text
 from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.exc import OperationalError
 
-from history.domain import SearchResults
+from history.domain import NewTurn, SearchResults, Turn, UpsertCounts
 from history.store import rows
-from history.store.postgres import bulk, project_words, scrub
+from history.store.postgres import bulk, project_words, scrub, waiting
 from history.store.postgres.search import TsvectorSearch
 from history.store.sql_repository import SqlTurnRepository
+
+log = logging.getLogger(__name__)
+
+# A search waits up to this many lock timeouts (engine.LOCK_TIMEOUT_MS each) for a partition
+# being rewritten: at a million turns the largest project's takes tens of seconds.
+SEARCH_TRIES = 24
+# A record moving the turns it left waiting does not wait for their partition.
+MOVE_WAIT_MS = 50
+_PROJECT_OF = text("SELECT project FROM turn_ids WHERE turn_id = :turn_id")
+_ANY_WAITING = text("SELECT EXISTS (SELECT FROM turns_waiting)")
 
 
 class PostgresTurnRepository(SqlTurnRepository):
@@ -22,6 +34,52 @@ class PostgresTurnRepository(SqlTurnRepository):
         super().__init__(engine, engine, insert)
         self._search = TsvectorSearch(engine)
         self._scrub = scrub.Scrub(engine)
+        self._made_wait = False  # this process left a turn in turns_waiting
+
+    def upsert_many(self, turns: Sequence[NewTurn]) -> UpsertCounts:
+        with self._writer.begin() as conn:
+            return rows.upsert_changed(conn, turns, self._upsert_rows, by_project=True)
+
+    def record(self, turn: NewTurn) -> UpsertCounts | None:
+        """Store one live turn; None when it waits in `turns_waiting` (waiting.py): a forget's
+        scrub held the partition of its project past waiting.WAIT_MS."""
+        if self._made_wait:  # move them in if their partition is free (else a later call will)
+            waiting.move(self._writer, wait_ms=MOVE_WAIT_MS)
+            self._made_wait = self._waits()
+        try:
+            with self._writer.begin() as conn:
+                waiting.wait_briefly(conn)
+                return rows.upsert_changed(conn, [turn], self._upsert_rows, by_project=True)
+        except OperationalError as exc:
+            if not waiting.lock_waited_out(exc):
+                raise
+        with self._writer.begin() as conn:
+            waiting.add(conn, rows.row_values(turn))
+        self._made_wait = True
+        return None
+
+    def _waits(self) -> bool:
+        with self.engine.connect() as conn:
+            return bool(conn.execute(_ANY_WAITING).scalar_one())
+
+    def turn(self, turn_id: str) -> Turn | None:
+        """The stored turn, read from its project's partition only (`turn_ids` holds it). None
+        when a forget's scrub holds that partition past waiting.WAIT_MS (a record then takes
+        the turn as new: its time is the record's)."""
+        with self.engine.connect() as conn:
+            project = conn.execute(_PROJECT_OF, {"turn_id": turn_id}).scalar()
+        if project is None:
+            return None
+        try:
+            return self._views.turn(turn_id, project, lock_timeout_ms=waiting.WAIT_MS)
+        except OperationalError as exc:
+            if not waiting.lock_waited_out(exc):
+                raise
+            return None
+
+    def upsert(self, turn: NewTurn) -> None:
+        with self._writer.begin() as conn:
+            bulk.upsert_rows(conn, [rows.row_values(turn)])
 
     def _upsert_rows(self, conn: Connection, values: list[dict[str, Any]]) -> None:
         bulk.upsert_rows(conn, values)
@@ -29,8 +87,17 @@ class PostgresTurnRepository(SqlTurnRepository):
     def search(
         self, terms: Sequence[str], project: str | None, since: datetime | None, k: int
     ) -> SearchResults:
+        """An every-project search reads every partition: one being rewritten by a forget's
+        scrub (seconds) holds it up, past the lock timeout at worst, and then it is tried
+        again."""
         if not terms:
             return SearchResults()
+        for _ in range(SEARCH_TRIES - 1):  # a search of the partition's own project waits too
+            try:
+                return rows.hits(self._search.search(terms, project, since, k))
+            except OperationalError as exc:
+                if not waiting.lock_waited_out(exc):
+                    raise
         return rows.hits(self._search.search(terms, project, since, k))
 
     def _forget(

@@ -54,12 +54,36 @@ def index_statement() -> str:
     )
 
 
+# `turns` is partitioned by a hash of the project (revision 0019): its partitions, and its
+# rows as the statistics of each count them (the parent's own count moves only when ANALYZE
+# reads the whole table).
+# From the catalog, taking no lock: pg_partition_tree() would lock every partition, and wait
+# for one being rewritten.
+PARTITIONS = "SELECT inhrelid AS relid FROM pg_inherits WHERE inhparent = 'turns'::regclass"
+ESTIMATED_ROWS = (
+    "SELECT coalesce(sum(greatest(c.reltuples, coalesce(s.n_live_tup, 0), 0)), 0)::bigint"
+    f" FROM ({PARTITIONS}) t JOIN pg_class c ON c.oid = t.relid"
+    " LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid"
+)
+
+
+def leaf_indexes(index: str) -> str:
+    """SQL for each partition's index of the partitioned `index`."""
+    return f"SELECT inhrelid AS relid FROM pg_inherits WHERE inhparent = '{index}'::regclass"
+
+
 def pending_list_statement(kilobytes: int | None) -> str:
     """GIN's pending list: new entries go there and are merged into the index later. None
-    gives back PostgreSQL's default (4 MB, merged by whichever insert fills it)."""
+    gives back PostgreSQL's default (4 MB, merged by whichever insert fills it). A partitioned
+    index takes no options: each partition's index is altered."""
     if kilobytes is None:
-        return f"ALTER INDEX {VECTOR_INDEX} RESET (fastupdate, gin_pending_list_limit)"
-    return f"ALTER INDEX {VECTOR_INDEX} SET (fastupdate = on, gin_pending_list_limit = {kilobytes})"
+        change = "RESET (fastupdate, gin_pending_list_limit)"
+    else:
+        change = f"SET (fastupdate = on, gin_pending_list_limit = {kilobytes})"
+    return (
+        f"DO $$ DECLARE leaf regclass; BEGIN FOR leaf IN {leaf_indexes(VECTOR_INDEX)} LOOP"
+        f" EXECUTE format('ALTER INDEX %s {change}', leaf); END LOOP; END $$"
+    )
 
 
 def word_query(parameter: str) -> str:

@@ -2,12 +2,18 @@
 
 A DELETE only marks rows dead: their bytes stay in the table's pages until VACUUM prunes them,
 and even then PostgreSQL compacts a page without zeroing the space it freed. GIN never removes a
-word from its tree once indexed, even when no row holds it any more. So the scrub rewrites the
-table: `VACUUM FULL` copies the live rows into new files, rebuilds every index from them, and
-unlinks the old files. It waits for no reader: a reader's lock (or a snapshot older than the
-forget, which could still see the rows and keeps them in the copy) leaves the scrub owed, in the
-database (`owed_scrub`, with the forget's transaction id), for whichever process comes next.
-WAL segments written before it recycle later; backups are yours.
+word from its tree once indexed, even when no row holds it any more. So the scrub rewrites:
+`VACUUM FULL` copies the live rows into new files, rebuilds every index from them, and unlinks
+the old files. `turns` is partitioned by a hash of the project (revision 0019) and each deleted
+row notes its partition (`scrub_partitions`), so the scrub rewrites only those partitions, one
+at a time, each holding its own lock for the seconds its copy takes: a search of another project
+never waits, a record or an every-project search waits for one partition at most.
+
+It waits for no reader: a snapshot older than the forget (which could still see the rows and
+keeps them in the copy), or a lock held on a partition past LOCK_TIMEOUT_MS, leaves the scrub
+owed, in the database (`owed_scrub`, with the forget's transaction id; the partitions not yet
+rewritten stay noted), for whichever process comes next. WAL segments written before it
+recycle later; backups are yours.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.exc import DBAPIError
 
 from history.store import owed
+from history.store.postgres import schema, waiting
 
 log = logging.getLogger(__name__)
 
@@ -35,25 +42,48 @@ _OLDER_SNAPSHOTS = text(
     " OR EXISTS (SELECT FROM pg_prepared_xacts WHERE age(transaction) >= age(xid))"
     " FROM forget"
 )
-_REWRITE = "VACUUM (FULL, ANALYZE) turns"
-# The rewrite rebuilds every index of turns while it holds the table: sorting more of a GIN
+# A rewrite waiting for a partition's lock holds up every statement queued behind it: it gives
+# up soon, and the next upkeep tries again.
+LOCK_TIMEOUT_MS = 500
+# The rewrite rebuilds every index of a partition while it holds it: sorting more of a GIN
 # build in memory (the server's default is 64 MB) shortens that.
 _REWRITE_MEMORY = "SET maintenance_work_mem = '256MB'"
+_NOTED = text("SELECT partition, since_xid FROM scrub_partitions ORDER BY partition")
+_EVERY_PARTITION = text(
+    f"SELECT c.relname FROM ({schema.PARTITIONS}) t JOIN pg_class c ON c.oid = t.relid"
+    " ORDER BY c.relname"
+)
+_NOTE_EVERY = text(
+    "INSERT INTO scrub_partitions AS s (partition, since_xid)"
+    f" SELECT c.relname, pg_current_xact_id()::text FROM ({schema.PARTITIONS}) t"
+    " JOIN pg_class c ON c.oid = t.relid"
+    " ON CONFLICT (partition) DO UPDATE SET since_xid = excluded.since_xid"
+)
+_REWRITTEN = text("DELETE FROM scrub_partitions WHERE partition = :partition AND since_xid = :xid")
 
 
 class Scrub:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
 
-    def owed(self, conn: Connection) -> None:
-        """Called inside the forget's transaction: the scrub is owed from its commit on."""
+    def owed(self, conn: Connection, every_partition: bool = False) -> None:
+        """Called inside the forget's transaction: the scrub is owed from its commit on. The
+        deleted rows noted their partitions; rows changed in place (a re-scan) did not, so
+        `every_partition` notes them all."""
         xid = str(conn.execute(_XID).scalar_one())
         owed.owe_scrub(conn, insert, since_xid=xid)
+        if every_partition:
+            conn.execute(_NOTE_EVERY)
 
     def run(self) -> bool:
-        """Rewrite the table if a forget left dead rows; False when a reader holds it back."""
+        """Rewrite the partitions a forget left dead rows in; False when a reader holds it
+        back (the partitions rewritten so far are done)."""
         with self.engine.connect() as conn:
             row = owed.scrub(conn)
+            noted = [(str(p), str(x)) for p, x in conn.execute(_NOTED)]
+            if row is not None and not noted:
+                # Owed before the partitions were noted (a forget before revision 0019).
+                noted = [(str(p), "") for p in conn.execute(_EVERY_PARTITION).scalars()]
             conn.rollback()
         if row is None:
             return True
@@ -65,14 +95,26 @@ class Scrub:
                 return False
             try:
                 conn.exec_driver_sql(_REWRITE_MEMORY)
-                conn.exec_driver_sql(_REWRITE)
-            except DBAPIError as exc:  # lock_timeout: a reader or writer holds the table
-                log.info("rewriting turns waited too long: %s", type(exc.orig).__name__)
-                return False
+                conn.exec_driver_sql(f"SET lock_timeout = {LOCK_TIMEOUT_MS}")
+                for partition, since in noted:
+                    if not self._rewrite(conn, partition, since):
+                        return False
             finally:
                 conn.exec_driver_sql("RESET maintenance_work_mem")
+                conn.exec_driver_sql("RESET lock_timeout")
         with self.engine.begin() as conn:
             owed.settle(conn, row.owed_at)
+        waiting.move(self.engine)  # the live turns that met a partition being rewritten
+        return True
+
+    def _rewrite(self, conn: Connection, partition: str, since: str) -> bool:
+        quoted = conn.dialect.identifier_preparer.quote(partition)
+        try:
+            conn.exec_driver_sql(f"VACUUM (FULL, ANALYZE) {quoted}")
+        except DBAPIError as exc:  # lock_timeout: a reader or writer holds the partition
+            log.info("rewriting %s waited too long: %s", partition, type(exc.orig).__name__)
+            return False
+        conn.execute(_REWRITTEN, {"partition": partition, "xid": since})
         return True
 
     def pending(self) -> bool:

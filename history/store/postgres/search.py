@@ -160,7 +160,9 @@ class TsvectorSearch:
             # out of line, in TOAST: a few pages each).
             top = heapq.nlargest(k, best, key=lambda rowid: (best[rowid], part.asked_at[rowid]))
             ceiling = [w * RANK_CEILING for w in part.weights]
-            return search_plan.top_k(conn, best, top, k, ceiling, budget.cut_short)
+            # In one project, the project's partition only (revision 0019): a search never
+            # waits for another project's partition being rewritten by a forget.
+            return search_plan.top_k(conn, best, top, k, ceiling, budget.cut_short, project)
 
 
 def _as_if_spread(
@@ -310,6 +312,9 @@ class _Part:
             self.params["tag"] = schema.project_tag(project)  # 'p' and hex digits: one lexeme
             self.params["anywhere"] = project_index.prefix(project, project_index.ANYWHERE)
             self.params["asked"] = project_index.prefix(project, project_index.ASKED)
+            # The planner keeps only the project's partition of `turns` (revision 0019).
+            self.scope += " AND project = :project"
+            self.params["project"] = project
         if since is not None:
             self.scope += " AND asked_at >= :since"
             self.params["since"] = since.astimezone(UTC).replace(tzinfo=None)

@@ -14,18 +14,20 @@ import threading
 import time
 from collections.abc import Sequence
 
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection, TextClause, text
+from sqlalchemy.exc import OperationalError
 
 from history.store.postgres import project_words, question_index, schema
 
 CACHE_FROM_ROWS = 20_000
 SIZE_SECONDS = 2.0
 MOST_CACHED_WORDS = 100_000
-_ESTIMATED_ROWS = text(
-    "SELECT greatest(c.reltuples, coalesce(s.n_live_tup, 0))::bigint FROM pg_class c"
-    " LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE c.oid = 'turns'::regclass"
-)
+_ESTIMATED_ROWS = text(schema.ESTIMATED_ROWS)
 _COUNT_ROWS = text("SELECT count(*) FROM turns")
+COUNT_LOCK_TIMEOUT_MS = 100
+LOCK_NOT_AVAILABLE = "55P03"
+_LOCK_TIMEOUT = text("SELECT current_setting('lock_timeout')")
+_SET_LOCK_TIMEOUT = text("SELECT set_config('lock_timeout', :value, true)")
 _COUNT_WORD = text(
     f"SELECT count(*) FROM turns WHERE {schema.VECTOR_COLUMN} @@ {schema.word_query(':word')}"
 )
@@ -52,8 +54,10 @@ class WordCounts:
             estimated = int(conn.execute(_ESTIMATED_ROWS).scalar_one())
             self._estimated, self._estimated_at = estimated, time.monotonic()
         if estimated < CACHE_FROM_ROWS:
-            rows = int(conn.execute(_COUNT_ROWS).scalar_one())
-            return rows, {word: _count(conn, word) for word in words}
+            total = _quickly(conn, _COUNT_ROWS, {})
+            small = {word: _count(conn, word) for word in words}
+            rows = estimated if total is None else total
+            return rows, {word: 1 if count is None else count for word, count in small.items()}
         with self._lock:
             if estimated > self._rows * 1.1 or estimated < self._rows:
                 self._counts.clear()
@@ -63,13 +67,18 @@ class WordCounts:
                 self._rows = estimated
             rows, common = self._rows, self._common
             missing = [word for word in words if word not in self._counts]
+        # A word PostgreSQL did not find common is rarer than the rarest it did (half of
+        # that, as its planner takes it) when a partition being rewritten holds its count up.
+        rare = max(1, round(min(common.values(), default=0.0) * rows / 2))
         found = {
             word: round(common[word] * rows) if word in common else _count(conn, word)
             for word in missing
         }
+        held = {word: rare for word, count in found.items() if count is None}
+        counted = {word: count for word, count in found.items() if count is not None}
         with self._lock:
-            self._counts.update(found)
-            return rows, {word: self._counts.get(word, found.get(word, 0)) for word in words}
+            self._counts.update(counted)
+            return rows, {word: self._counts.get(word, held.get(word, 0)) for word in words}
 
     def single_lexemes(self, conn: Connection, words: Sequence[str]) -> list[bool]:
         """Whether PostgreSQL's parser reads each of `words` as one lexeme, itself (the words
@@ -103,8 +112,24 @@ class WordCounts:
         return {word: turns for word, turns in known.items() if turns is not None}
 
 
-def _count(conn: Connection, word: str) -> int:
-    return int(conn.execute(_COUNT_WORD, {"word": word}).scalar_one())
+def _count(conn: Connection, word: str) -> int | None:
+    return _quickly(conn, _COUNT_WORD, {"word": word})
+
+
+def _quickly(conn: Connection, statement: TextClause, params: dict[str, str]) -> int | None:
+    """The count, or None when a partition being rewritten (scrub.py) holds it up longer than
+    COUNT_LOCK_TIMEOUT_MS: the search goes on with an estimate, not after the rewrite."""
+    previous = conn.execute(_LOCK_TIMEOUT).scalar_one()
+    try:
+        with conn.begin_nested():
+            conn.execute(_SET_LOCK_TIMEOUT, {"value": f"{COUNT_LOCK_TIMEOUT_MS}ms"})
+            counted = int(conn.execute(statement, params).scalar_one())
+            conn.execute(_SET_LOCK_TIMEOUT, {"value": previous})
+    except OperationalError as exc:
+        if getattr(exc.orig, "sqlstate", None) != LOCK_NOT_AVAILABLE:
+            raise
+        return None
+    return counted
 
 
 def _common_words(conn: Connection) -> dict[str, float]:

@@ -17,13 +17,20 @@ from history.store.postgres import project_index, project_words, schema
 STALE_SHARE, STALE_ROWS = 0.1, 1_000
 # The full-text index and the project's (project_index.py): a project-scoped search reads the
 # latter's pending list through as the every-project search reads the former's.
+# Each partition's index (revision 0019): a partitioned index has no pending list of its own.
 _CLEAN_PENDING = text(
-    "SELECT sum(gin_clean_pending_list(CAST(name AS regclass)))"
-    f" FROM unnest(ARRAY['{schema.VECTOR_INDEX}', '{project_index.INDEX}']) AS name"
+    "SELECT sum(gin_clean_pending_list(t.inhrelid))"
+    f" FROM unnest(ARRAY['{schema.VECTOR_INDEX}', '{project_index.INDEX}']) AS name,"
+    " pg_inherits AS t WHERE t.inhparent = CAST(name AS regclass)"
 )
+# The rows changed since each partition's statistics, or since the whole table's (which the
+# every-project search reads, and which autovacuum, analyzing partitions only, never renews).
 _CHANGED = text(
-    "SELECT n_mod_since_analyze, n_live_tup FROM pg_stat_user_tables"
-    " WHERE relid = 'turns'::regclass"
+    "SELECT greatest(sum(s.n_mod_since_analyze), abs(sum(s.n_live_tup) - max(p.reltuples)))"
+    f"::bigint, sum(s.n_live_tup)::bigint FROM ({schema.PARTITIONS}) t"
+    " JOIN pg_stat_user_tables s ON s.relid = t.relid"
+    " CROSS JOIN (SELECT greatest(reltuples, 0) AS reltuples FROM pg_class"
+    " WHERE oid = 'turns'::regclass) p"
 )
 
 
@@ -39,7 +46,7 @@ def analyze_if_stale(engine: Engine) -> bool:
     that last ran; True when it ran."""
     with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
         found = conn.execute(_CHANGED).first()
-        if found is None:
+        if found is None or found[0] is None:
             return False
         changed, rows = found
         if changed < max(STALE_ROWS, STALE_SHARE * rows):

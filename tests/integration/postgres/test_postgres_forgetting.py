@@ -18,17 +18,39 @@ from tests.helpers.engines import engine_of
 from tests.helpers.forgetting import CANARY, FORGETS, fill
 
 _RELATIONS = """
-SELECT pg_relation_filepath(oid) FROM pg_class
-WHERE oid = 'turns'::regclass
-   OR oid = (SELECT reltoastrelid FROM pg_class WHERE oid = 'turns'::regclass)
-   OR oid IN (SELECT indexrelid FROM pg_index WHERE indrelid IN (
-        'turns'::regclass, (SELECT reltoastrelid FROM pg_class WHERE oid = 'turns'::regclass)))
+WITH tables AS (
+    SELECT relid AS oid FROM pg_partition_tree('turns') WHERE isleaf
+    UNION ALL
+    SELECT reltoastrelid FROM pg_class
+    WHERE oid IN (SELECT relid FROM pg_partition_tree('turns')) AND reltoastrelid <> 0
+)
+SELECT pg_relation_filepath(oid) FROM tables
+UNION ALL
+SELECT pg_relation_filepath(indexrelid) FROM pg_index WHERE indrelid IN (SELECT oid FROM tables)
 """
 
 
+def relation_files(url: str) -> list[Path]:
+    """Every segment of the table's partitions', their TOAST tables' and their indexes' files,
+    after a CHECKPOINT has written what shared buffers held."""
+    conninfo = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+    with psycopg.connect(conninfo, autocommit=True) as conn:
+        conn.execute("CHECKPOINT")
+        data = Path(str(conn.execute("SHOW data_directory").fetchone()[0]))  # type: ignore[index]
+        paths = [data / str(row[0]) for row in conn.execute(_RELATIONS)]
+    if not all(os.access(path, os.R_OK) for path in paths):
+        pytest.skip("the server's data directory is not readable here (root on its machine)")
+    return [
+        segment
+        for path in paths
+        for segment in path.parent.glob(f"{path.name}*")
+        if segment.name == path.name or segment.name.startswith(f"{path.name}.")
+    ]
+
+
 def relation_bytes(url: str) -> bytes:
-    """Every segment of the table's, its TOAST table's and their indexes' files, after a
-    CHECKPOINT has written what shared buffers held."""
+    """Every segment of the table's partitions', their TOAST tables' and their indexes' files,
+    after a CHECKPOINT has written what shared buffers held."""
     conninfo = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
     with psycopg.connect(conninfo, autocommit=True) as conn:
         conn.execute("CHECKPOINT")

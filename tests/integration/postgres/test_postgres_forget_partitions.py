@@ -1,0 +1,172 @@
+"""A forget on PostgreSQL stops nobody: `turns` is partitioned by a hash of the project, the scrub
+rewrites only the partitions that held the forgotten rows, a search of another project never
+waits for one being rewritten, a record that meets one waits and gets in, and a forget while
+processes record and search loses no turn and leaves none of the forgotten text in the files."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+from sqlalchemy import text
+from sqlalchemy.engine import make_url
+
+from bench import pg_forget_load, pg_load
+from bench.corpus import default_end
+from bench.measure import percentile
+from history import HistoryIndex
+from tests.helpers.engines import engine_of
+from tests.integration.postgres.test_postgres_forgetting import relation_bytes, scrubbed
+
+_FILES = text(
+    "SELECT c.relname, c.relfilenode FROM pg_partition_tree('turns') t"
+    " JOIN pg_class c ON c.oid = t.relid WHERE t.isleaf"
+)
+_PARTITION_OF = text("SELECT DISTINCT tableoid::regclass::text FROM turns WHERE project = :project")
+
+
+@pytest.fixture
+def index(postgres_url: str) -> Iterator[HistoryIndex]:
+    opened = HistoryIndex.open(postgres_url)
+    yield opened
+    opened.close()
+
+
+def _fill(index: HistoryIndex, projects: int = 12, turns: int = 10) -> None:
+    for p in range(projects):
+        for n in range(turns):
+            index.record(
+                turn_id=f"t-{p}-{n}",
+                session_id=f"s-{p}-{n % 3}",
+                project=f"/work/project-{p}",
+                asked=f"how is part {n} of project {p} built",
+                answered="with care",
+            )
+
+
+def _conninfo(index: HistoryIndex) -> str:
+    url = engine_of(index).url.set(drivername="postgresql")
+    return make_url(url).render_as_string(hide_password=False)
+
+
+def test_a_forget_rewrites_only_the_partitions_of_the_forgotten_project(
+    index: HistoryIndex,
+) -> None:
+    _fill(index)
+    index.record(
+        turn_id="doomed",
+        session_id="doomed",
+        project="/work/project-3",
+        asked="the zebracanary plan",
+        answered="",
+    )
+    with engine_of(index).connect() as conn:
+        before = {name: node for name, node in conn.execute(_FILES)}
+        (doomed,) = conn.execute(_PARTITION_OF, {"project": "/work/project-3"}).scalars()
+    assert index.forget_project("/work/project-3") == 11
+    assert scrubbed(index)
+    with engine_of(index).connect() as conn:
+        after = {name: node for name, node in conn.execute(_FILES)}
+    rewritten = {name for name, node in after.items() if before[name] != node}
+    assert rewritten == {doomed}
+    assert len(after) > 30  # the other partitions, their files as they were
+    assert b"zebracanary" not in relation_bytes(engine_of(index).url.render_as_string(False))
+    assert index.search("project built", project="/work/project-4")
+
+
+def test_a_search_of_another_project_does_not_wait_for_a_partition_being_rewritten(
+    index: HistoryIndex,
+) -> None:
+    _fill(index)
+    with engine_of(index).connect() as conn:
+        (held,) = conn.execute(_PARTITION_OF, {"project": "/work/project-3"}).scalars()
+        (other,) = conn.execute(_PARTITION_OF, {"project": "/work/project-5"}).scalars()
+    assert held != other
+    with psycopg.connect(_conninfo(index)) as rewriting:
+        rewriting.execute(f"LOCK TABLE {held} IN ACCESS EXCLUSIVE MODE")  # as VACUUM FULL does
+        for _ in range(8):  # past the prepared statements' threshold: generic plans too
+            started = time.monotonic()
+            found = index.search("part built", project="/work/project-5")
+            assert time.monotonic() - started < 1.0
+            assert found and {hit.project for hit in found} == {"/work/project-5"}
+            assert index.turn("t-5-1") is not None
+        rewriting.rollback()
+
+
+def test_a_record_meeting_a_partition_being_rewritten_waits_beside_it_and_moves_in(
+    index: HistoryIndex,
+) -> None:
+    _fill(index, projects=4, turns=2)
+    with engine_of(index).connect() as conn:
+        (held,) = conn.execute(_PARTITION_OF, {"project": "/work/project-1"}).scalars()
+    locked, release = threading.Event(), threading.Event()
+
+    def rewrite() -> None:
+        with psycopg.connect(_conninfo(index)) as rewriting:
+            rewriting.execute(f"LOCK TABLE {held} IN ACCESS EXCLUSIVE MODE")  # as VACUUM FULL
+            locked.set()
+            release.wait(30)
+            rewriting.rollback()
+
+    holder = threading.Thread(target=rewrite)
+    holder.start()
+    assert locked.wait(10)
+    started = time.monotonic()
+    said = index.record_outcome(
+        turn_id="live", session_id="live", project="/work/project-1", asked="zebra", answered=""
+    )
+    assert said == "spooled" and time.monotonic() - started < 4  # not the 5 s lock timeout
+    assert index.record_outcome(
+        turn_id="elsewhere", session_id="e", project="/work/project-2", asked="x", answered=""
+    ) in ("new", "spooled")
+    release.set()
+    holder.join()
+    index.tidy()
+    turn = index.turn("live")
+    assert turn is not None and turn.project == "/work/project-1"
+    assert [hit.turn_id for hit in index.search("zebra")] == ["live"]
+    with engine_of(index).connect() as conn:
+        assert conn.execute(text("SELECT count(*) FROM turns_waiting")).scalar_one() == 0
+
+
+def test_a_turn_id_recorded_under_another_project_is_stored_once(index: HistoryIndex) -> None:
+    index.record(
+        turn_id="moved", session_id="s", project="/work/a", asked="first home", answered=""
+    )
+    index.record(
+        turn_id="moved", session_id="s", project="/work/b", asked="second home", answered=""
+    )
+    with engine_of(index).connect() as conn:
+        stored = conn.execute(text("SELECT project FROM turns WHERE turn_id = 'moved'")).all()
+        claims = conn.execute(text("SELECT project FROM turn_ids WHERE turn_id = 'moved'")).all()
+    assert stored == [("/work/b",)] and claims == [("/work/b",)]
+    turn = index.turn("moved")
+    assert turn is not None and turn.asked == "second home"
+    assert index.forget_project("/work/b") == 1
+    with engine_of(index).connect() as conn:
+        assert conn.execute(text("SELECT count(*) FROM turn_ids")).scalar_one() == 0
+
+
+def test_a_forget_under_load_loses_no_turn_and_leaves_no_text(fresh_postgres_url: str) -> None:
+    pg_load.load(fresh_postgres_url, 5_000, seed=7, end=default_end(), mix="standard")
+    _, loaded, forgotten = pg_forget_load.run(
+        fresh_postgres_url,
+        recorders=2,
+        searchers=2,
+        every=0.2,
+        quiet=3.0,
+        session_turns=30,
+        project_turns=300,
+        settle=2.0,
+        limits=(60.0, 120.0),
+    )
+    assert len(loaded.stored) > 20 and loaded.failed == 0 and loaded.lost == 0
+    assert [f.what for f in forgotten] == ["session", "project"]
+    for f in forgotten:
+        assert f.turns > 3 and f.gone and f.scrubbed_s < 60
+    assert loaded.search_ms["every"] and loaded.search_ms["project"]
+    # No search waited for the whole of a rewrite behind a lock timeout.
+    assert percentile(loaded.search_ms["project"], 100) < 5_000
