@@ -34,7 +34,10 @@ def fill(index: HistoryIndex, work: bool = True) -> None:
             answered="the cache and the parser " * (n % 4),
             files=[f"src/mod{n % 5}.py"],
             asked_at=NOW - timedelta(hours=60 - n),
+            # Every fifth turn's work names the query's words; zeppelin, in a few questions,
+            # also in the work of turns that never asked about it.
             work=f"$ make parser\n! cache miss\n~ src/cache.py\n+ cache = {n}\n+ parser = cache"
+            + ("\n+ zeppelin = None" if n % 10 == 5 else "")
             if work and n % 5 == 0
             else "",
         )

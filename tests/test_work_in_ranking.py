@@ -34,7 +34,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 NOW = datetime.now(UTC)
-PYTEST_RUN = "$ pytest tests/test_cli.py -k test_parser\n! FAILED test_parser - AssertionError\n"
+PYTEST_RUN = "$ pytest tests/test_cli.py\n! FAILED tests/test_cli.py::test_login - AssertionError\n"
 
 
 def test_the_work_column_is_the_one_the_ranking_leaves_out() -> None:
@@ -44,7 +44,9 @@ def test_the_work_column_is_the_one_the_ranking_leaves_out() -> None:
 
 def test_work_text_does_not_lower_a_words_weight_in_asked(tmp_path: Path) -> None:
     """`test` is in forty turns' work (each ran the tests) and in one question: that turn is
-    the one a search for `flaky test parser` is after, above turns that say `parser` more."""
+    the one a search for `test parser` is after, above turns that ask about the parser twice.
+    Counted in the whole row, `test` was in every turn and weighed nothing (idf 1e-6): those
+    turns ranked first, the one asked about the test last."""
     index = HistoryIndex.open(tmp_path / "history.db")
     index.record(
         turn_id="asked",
@@ -64,7 +66,7 @@ def test_work_text_does_not_lower_a_words_weight_in_asked(tmp_path: Path) -> Non
             work=PYTEST_RUN,
             asked_at=NOW - timedelta(hours=n),
         )
-    hits = index.search("flaky test parser", k=3)
+    hits = index.search("test parser", k=3)
     index.close()
     assert hits[0].turn_id == "asked"
 
@@ -150,7 +152,7 @@ def test_the_counts_and_lists_kept_beside_the_index_leave_out_the_work(
             project="/p",
             asked="parser " * (n % 3) + f"step {n}",
             answered="the cache " * (n % 4),
-            work=PYTEST_RUN + "+ parser = cache\n" * (n % 5) if n % 2 else "",
+            work=PYTEST_RUN + "~ src/parser.py\n" + "+ parser = cache\n" * (n % 5) if n % 2 else "",
             asked_at=NOW - timedelta(hours=60 - n),
         )
     with engine_of(index).connect() as conn:
