@@ -5,8 +5,9 @@ result, and for each edited file the lines the edit added.
 The turns are bench.corpus's, unchanged but for `work`, which is drawn from an RNG of its own
 (so the asked, answered and file fields, and the standard queries, are the standard mix's).
 Sizes follow what the real transcripts in tests/fixtures/corpus hold: 0-4 commands a turn, a
-failure in one turn of eight, 2-40 added lines an edit (the importers keep 40); about 340
-characters a turn on average (the answers: about 635), at most ~4,200.
+failure in one turn of eight, 2-40 added lines an edit (the importers kept 40 when this mix was
+made, 10 since: the mix stays as it was, so its numbers compare with the earlier ones); about
+340 characters a turn on average (the answers: about 635), at most ~4,200.
 """
 
 from __future__ import annotations

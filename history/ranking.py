@@ -2,8 +2,11 @@
 both add for a query word found in the very form it was typed.
 
 FTS5's bm25(): per term, IDF x weighted hit count x length normalisation, with k1 = 1.2 and
-b = 0.75; a row's length is its token count over all indexed columns. Terms are matched by their
-index form (history.query.stem): "proactive" finds "Proactiveness".
+b = 0.75; a row's length is its token count over all indexed columns. As recall_bm25 ranks
+(history/store/sqlite/fts5_rank.c), a term's document frequency counts the turns holding it in a
+column other than the work: a word common in code (`test`, `error`) weighs as much in the asked
+text as it did before turns kept their work (bench/RESULTS.md measures it). Terms are matched by
+their index form (history.query.stem): "proactive" finds "Proactiveness".
 """
 
 from __future__ import annotations
@@ -11,8 +14,11 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TypeVar
 
 from history.query import fold, holds_word, stem
+
+_T = TypeVar("_T")
 
 K1 = 1.2
 B = 0.75
@@ -20,6 +26,9 @@ B = 0.75
 # By column, in the full-text index's order (asked, answered, files, work): the asked text weighs
 # above the answer and the file names, and the work (commands, failures, added lines) below them.
 COLUMN_WEIGHTS: tuple[float, ...] = (3.0, 1.0, 1.0, 0.5)
+# The work's place among them: its hits score and its words make a turn longer, but a word found
+# only there does not count the turn in the word's document frequency.
+WORK_COLUMN = 3
 # Added, times the word's idf, for each query word a turn holds in the form typed: of two turns
 # bm25 ties on a stem, the one that says "proactive" ranks above the one that says
 # "proactiveness" (bench/RESULTS.md measures the weight on every development set).
@@ -70,7 +79,8 @@ def bm25_scores(
     term's idf. Words and terms match by their stems.
 
     `total_rows` is the size of the whole collection; document frequencies are counted over
-    `documents`, which must hold every row that contains any of the terms.
+    `documents`, which must hold every row that contains any of the terms. The column at
+    WORK_COLUMN does not count in the document frequencies.
     """
     counts = [[Counter(stem(word) for word in column) for column in doc] for doc in documents]
     lengths = [sum(len(column) for column in doc) for doc in documents]
@@ -78,7 +88,7 @@ def bm25_scores(
     rows = max(total_rows, len(documents))
     stems = {term: stem(term) for term in terms}
     term_idf = {
-        term: idf(rows, sum(1 for doc in counts if any(c[stems[term]] for c in doc)))
+        term: idf(rows, sum(1 for doc in counts if any(c[stems[term]] for c in counted(doc))))
         for term in terms
     }
     scores = []
@@ -95,6 +105,11 @@ def bm25_scores(
             )
         )
     return scores, term_idf
+
+
+def counted(columns: Sequence[_T]) -> list[_T]:
+    """The columns that count a turn in a word's document frequency: all but the work."""
+    return [column for i, column in enumerate(columns) if i != WORK_COLUMN]
 
 
 def exact_form_bonus(

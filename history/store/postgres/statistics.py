@@ -1,4 +1,5 @@
-"""How many turns hold each word: what a word's weight (idf) and a search's plan rest on.
+"""How many turns hold each word: what a word's weight (idf) and a search's plan rest on. A word
+counted here is counted in the question, files and answer (weights A to C), not in the work.
 
 Counting a common word's turns reads its whole posting list and visits every row, so on a
 large table a word's count comes from ANALYZE's statistics of `search_vector` (the lexemes
@@ -6,6 +7,8 @@ PostgreSQL found most common in its sample, with their frequencies) and only the
 than those are counted, which is cheap. Counts are cached until the table has grown by a tenth
 (or shrunk); below CACHE_FROM_ROWS turns everything is counted afresh. The table's size itself
 is looked up at most every SIZE_SECONDS (a statement each search costs 1-5 ms on a busy server).
+ANALYZE's shares are of the whole vector, the work's words included: a word that common keeps
+that share (counting it without the work would read every row that holds it).
 """
 
 from __future__ import annotations
@@ -28,8 +31,13 @@ COUNT_LOCK_TIMEOUT_MS = 100
 LOCK_NOT_AVAILABLE = "55P03"
 _LOCK_TIMEOUT = text("SELECT current_setting('lock_timeout')")
 _SET_LOCK_TIMEOUT = text("SELECT set_config('lock_timeout', :value, true)")
+
+# A word's turns are those holding it outside the work (weight D, with the project's tag), as on
+# SQLite (history/store/sqlite/fts5_rank.c): a word common in code keeps its weight in the
+# question. The index finds the rows holding it anywhere; the filter reads their vectors.
 _COUNT_WORD = text(
     f"SELECT count(*) FROM turns WHERE {schema.VECTOR_COLUMN} @@ {schema.word_query(':word')}"
+    f" AND ts_filter({schema.VECTOR_COLUMN}, '{{a,b,c}}') @@ {schema.word_query(':word')}"
 )
 _COMMON_WORDS = text(
     "SELECT most_common_elems::text::text[], most_common_elem_freqs FROM pg_stats"

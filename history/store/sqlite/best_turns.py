@@ -13,7 +13,8 @@ that proportion), and turns after `built_upto` are ranked by FTS5 directly.
 
 Built in the upkeep (a few words a step, each step its own write transaction) by the compiled
 recall_best_turns, which walks the word's rows in one pass with every row's length read once
-for all words (recall_lengths); rebuilt once the index has grown by REBUILD_AFTER_GROWTH.
+for all words (recall_lengths), and counts the turns holding the word outside their work (the
+word's count, word_counts.py); rebuilt once the index has grown by REBUILD_AFTER_GROWTH.
 A forgotten turn's rows go with it (trigger `best_turns_ad`, same transaction); an indexed
 column rewritten drops the turn's rows and moves `built_upto` back before it, so FTS5 ranks it
 again until the next build.
@@ -130,7 +131,7 @@ class Keeper:
         self._wanted: list[tuple[str, str]] = []  # (index form, a word of that form)
         # The index forms of every word in LIST_FROM_SHARE of the sample or more (those above
         # LIST_UP_TO_SHARE have no list), counted for word_counts.py, at this many rows.
-        self._frequent: list[str] = []
+        self._frequent: dict[str, str] = {}  # index form: a word of that form
         self._to_count: list[str] = []
         self._counted_at = -1
         # Every row's length (recall_lengths) and the index's structure record it was read at:
@@ -160,11 +161,12 @@ class Keeper:
         # ages them, or a forget (which emptied them).
         fresh = self._counted_at <= rows <= self._counted_at * (1 + word_counts.FRESH_FOR_GROWTH)
         if self._counted_at < 0 or not fresh:
-            self._to_count = word_counts.stale(conn, self._frequent, rows)
+            self._to_count = word_counts.stale(conn, sorted(self._frequent), rows)
             self._counted_at = rows
         while self._to_count and time.monotonic() - started < STEP_SECONDS:
             word = self._to_count.pop()
-            word_counts.keep(conn, word, word_counts.count(conn, word), rows)
+            holding = word_counts.count(conn, word, self._frequent[word])
+            word_counts.keep(conn, word, holding, rows)
         return bool(self._to_count)
 
     def _row_lengths(self, conn: Connection) -> bytes:
@@ -222,7 +224,7 @@ def compiled(conn: Connection) -> bool:
     return found is not None
 
 
-def _common_words(conn: Connection) -> tuple[list[tuple[str, str]], list[str]]:
+def _common_words(conn: Connection) -> tuple[list[tuple[str, str]], dict[str, str]]:
     """The index forms in between LIST_FROM_SHARE and LIST_UP_TO_SHARE of a sample of the
     turns, each with a word of that form (what the list's MATCH is made of); and every form in
     LIST_FROM_SHARE of them or more (those above have no list, but are counted)."""
@@ -246,4 +248,4 @@ def _common_words(conn: Connection) -> tuple[list[tuple[str, str]], list[str]]:
     share = max(LIST_FROM_SHARE, LIST_FROM_ROWS / max(fts.indexed_rows(conn), 1))
     least, most = share * len(texts), LIST_UP_TO_SHARE * len(texts)
     listed = sorted((form, form_of[form]) for form, times in held.items() if least <= times <= most)
-    return listed, sorted(form for form, times in held.items() if least <= times)
+    return listed, {form: form_of[form] for form, times in held.items() if least <= times}

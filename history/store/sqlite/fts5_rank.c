@@ -1,5 +1,6 @@
 /*
-** recall_bm25(): FTS5's bm25() with each phrase's document frequency given as an argument.
+** recall_bm25(): FTS5's bm25() with each phrase's document frequency given as an argument, a
+** frequency that leaves out the work column (RECALL_WORK_COLUMN).
 **
 **   recall_bm25(turns_fts, weight_1, ..., weight_nCol, rows_1, ..., rows_nPhrase [, keep])
 **
@@ -7,9 +8,11 @@
 ** row, by reading the phrase's whole posting list: ~13 ms per statement at a million turns for a
 ** word in 60% of them, paid again by every statement that names the word. The search keeps
 ** those counts (history/store/sqlite/fts_search.py) and hands them in. A count that is missing,
-** NULL or below 1 is counted here as bm25() does. Everything else is bm25()'s own arithmetic
-** (sqlite/ext/fts5/fts5_aux.c): same k1, b, idf floor and column weights, so the scores are
-** bm25()'s to the last bit when the counts are the index's.
+** NULL or below 1 is counted here: the rows holding the phrase in a column other than the
+** work. Everything else is bm25()'s own arithmetic (sqlite/ext/fts5/fts5_aux.c): same k1, b,
+** idf floor, column weights and row lengths (every column's tokens), so the scores are bm25()'s
+** to the last bit where no row holds a phrase in its work alone, and history/ranking.py's
+** where rows do.
 **
 ** `keep`, the statement's LIMIT when it orders by this score: most of a row's cost is reading
 ** its length (a lookup in the docsize table, ~0.45 of ~0.6 us). Each column of a row is at
@@ -27,8 +30,15 @@ SQLITE_EXTENSION_INIT1
 #include <math.h>
 #include <string.h>
 
-/* Columns whose last hit bounds the row's length from below (turns_fts has 4). */
+/* Columns whose last hit bounds the row's length from below (turns_fts has 5). */
 #define RECALL_MAX_COLUMNS 16
+
+/* turns_fts's work column (commands, failures, edited lines: history/store/sqlite/fts.py's
+** TEXT_COLUMNS). Its hits add to a row's score with its weight, and its tokens to the row's
+** length, but a phrase's count of rows leaves it out: a word common in code (`test`, `error`)
+** would otherwise weigh less in what was asked too (bench/RESULTS.md). In a table of fewer
+** columns every column counts, as in bm25(). */
+#define RECALL_WORK_COLUMN 3
 
 /* Per connection: how many rows the connection's last statement with recall_bm25 scored, which
 ** recall_scored() returns. A search walks a part's newest matches in a subquery (LIMIT window +
@@ -73,11 +83,31 @@ static void recallHeapPush(RankData *p, double score) {
   }
 }
 
+/* Whether the phrase's hits in the current row count it among the phrase's rows: any hit in a
+** column other than the work. */
+static int recallCounts(int nCol, int iCol) {
+  return nCol <= RECALL_WORK_COLUMN || iCol != RECALL_WORK_COLUMN;
+}
+
+/* xQueryPhrase's callback: counts the row if it holds the phrase in a column that counts. */
 static int recallCountRow(const Fts5ExtensionApi *pApi, Fts5Context *pFts, void *pUser) {
-  (void)pApi;
-  (void)pFts;
-  (*(sqlite3_int64 *)pUser)++;
-  return SQLITE_OK;
+  int nCol = pApi->xColumnCount(pFts);
+  Fts5PhraseIter iter;
+  int ic = 0;
+  int io = 0;
+  int rc;
+  if (nCol <= RECALL_WORK_COLUMN) {
+    (*(sqlite3_int64 *)pUser)++;
+    return SQLITE_OK;
+  }
+  rc = pApi->xPhraseFirst(pFts, 0, &iter, &ic, &io);
+  for (; rc == SQLITE_OK && ic >= 0; pApi->xPhraseNext(pFts, &iter, &ic, &io)) {
+    if (recallCounts(nCol, ic)) {
+      (*(sqlite3_int64 *)pUser)++;
+      break;
+    }
+  }
+  return rc;
 }
 
 /* Per statement, once: the average row length and each phrase's idf; and the connection's
@@ -210,10 +240,11 @@ static void recallBm25(const Fts5ExtensionApi *pApi, Fts5Context *pFts, sqlite3_
 ** f * (k1 + 1) / (f + k1 * (1 - b + b * length / avgdl)), f its column-weighted hits: what the
 ** lists of a common word's best turns are ordered by (history/store/sqlite/best_turns.py).
 ** Called on the statement's first row (the rest return NULL), it walks the word's rows in one
-** pass (xQueryPhrase: no SQL step per row). `lengths` is recall_lengths()'s blob: each row's
+** pass (xQueryPhrase: no SQL step per row), and counts the rows that hold it outside their work
+** (recall_bm25's count of the word). `lengths` is recall_lengths()'s blob: each row's
 ** length by rowid, read once for many words (looking one up in the docsize table is most of a
 ** row's cost); a row past its end is looked up. A blob of records of four 8-byte little-endian
-** numbers: first (bound, rows seen, avgdl, 0), bound the depth-th best score (0 when every row
+** numbers: first (bound, rows counted, avgdl, 0), bound the depth-th best score (0 when every row
 ** is there); then (score, rowid, f, length) for each row kept, in no order. */
 typedef struct BestTurn BestTurn;
 struct BestTurn {
@@ -270,13 +301,16 @@ static int recallBestRow(const Fts5ExtensionApi *pApi, Fts5Context *pFts, void *
   int ic = 0;
   int io = 0;
   /* The phrase's hits straight from its position list: no array of every phrase's hits. */
+  int nCol = pApi->xColumnCount(pFts);
+  int bCounts = 0;
   int rc = pApi->xPhraseFirst(pFts, 0, &iter, &ic, &io);
-  p->nSeen++;
   t.f = 0.0;
   for (; rc == SQLITE_OK && ic >= 0; pApi->xPhraseNext(pFts, &iter, &ic, &io)) {
     t.f += (2 + ic < p->nVal) ? sqlite3_value_double(p->apVal[2 + ic]) : 1.0;
+    if (recallCounts(nCol, ic)) bCounts = 1;
   }
   if (rc != SQLITE_OK) return rc;
+  if (bCounts) p->nSeen++; /* the word's count of rows, as recall_bm25 counts it */
   if (t.f <= 0.0) return SQLITE_OK; /* only in a weightless column: no score */
   t.rowid = pApi->xRowid(pFts);
   if (t.rowid >= 0 && t.rowid < p->nLength && p->aLength[t.rowid] >= 0) {
@@ -340,6 +374,29 @@ static void recallBestTurns(const Fts5ExtensionApi *pApi, Fts5Context *pFts,
   aOut[0].nLength = 0;
   sqlite3_result_blob(pCtx, (void *)aOut, (int)(sizeof(BestTurn) * (best.nHeld + 1)),
                       sqlite3_free);
+}
+
+/* recall_rows(turns_fts): how many rows hold the MATCH's first phrase in a column other than
+** the work, as recall_bm25 counts a phrase it is not given (what the counts kept beside the
+** index hold: history/store/sqlite/word_counts.py). Called on the statement's first row (the
+** rest return NULL), it walks the phrase's rows in one pass. */
+static void recallRows(const Fts5ExtensionApi *pApi, Fts5Context *pFts, sqlite3_context *pCtx,
+                       int nVal, sqlite3_value **apVal) {
+  sqlite3_int64 nHit = 0;
+  int rc;
+  (void)nVal;
+  (void)apVal;
+  if (pApi->xGetAuxdata(pFts, 0) != 0) {
+    sqlite3_result_null(pCtx);
+    return;
+  }
+  rc = pApi->xSetAuxdata(pFts, (void *)pCtx, 0);
+  if (rc == SQLITE_OK) rc = pApi->xQueryPhrase(pFts, 0, (void *)&nHit, recallCountRow);
+  if (rc == SQLITE_OK) {
+    sqlite3_result_int64(pCtx, nHit);
+  } else {
+    sqlite3_result_error_code(pCtx, rc);
+  }
 }
 
 /* recall_lengths(id, sz), an aggregate over the docsize table: each row's length (the sum of
@@ -571,6 +628,7 @@ int sqlite3_recallrank_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_rout
   if (rc == SQLITE_OK) {
     rc = pFts5->xCreateFunction(pFts5, "recall_best_turns", 0, recallBestTurns, 0);
   }
+  if (rc == SQLITE_OK) rc = pFts5->xCreateFunction(pFts5, "recall_rows", 0, recallRows, 0);
   if (rc == SQLITE_OK) {
     rc = sqlite3_create_function(db, "recall_lengths", 2, SQLITE_UTF8, 0, 0, recallLengthsStep,
                                  recallLengthsFinal);

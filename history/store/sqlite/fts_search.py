@@ -173,7 +173,7 @@ class FtsSearch:
             if rows >= CACHE_FROM_ROWS:
                 kept = word_counts.read(conn, sorted(set(stems.values())), rows)
             found = {
-                term: kept[form] if form in kept else word_counts.count(conn, form)
+                term: kept[form] if form in kept else word_counts.count(conn, form, term)
                 for term, form in stems.items()
             }
             with self._lock:

@@ -1,6 +1,7 @@
 """How many turns hold each common word, kept beside FTS5 so that a search need not count them.
 
-The ranking needs each query word's count of turns (its idf), and FTS5 counts a word by reading
+The ranking needs each query word's count of turns (its idf): the turns holding it in a column
+other than the work, as recall_bm25 counts it (fts5_rank.c). FTS5 counts a word by reading
 its whole posting list: ~22 ns a posting, so ~13 ms for a word in 60% of a million turns, paid
 by each process the first time it meets the word (fts_search.py caches counts after that). The
 upkeep counts the words it finds in at least best_turns.LIST_FROM_SHARE of a sample of the turns
@@ -19,6 +20,7 @@ from collections.abc import Sequence
 from sqlalchemy import Connection
 from sqlalchemy.exc import OperationalError
 
+from history.query import quote
 from history.store.sqlite import fts
 
 TABLE = "word_counts"
@@ -26,6 +28,8 @@ TABLE = "word_counts"
 # than a hundredth.
 FRESH_FOR_GROWTH = 0.01
 _VOCAB = f"temp.{fts.FTS_TABLE}_vocab"
+# The compiled count of a word's turns, the work column left out (fts5_rank.c).
+ROWS_FUNCTION = "recall_rows"
 
 
 def read(conn: Connection, words: Sequence[str], rows: int) -> dict[str, int]:
@@ -61,10 +65,22 @@ def stale(conn: Connection, words: Sequence[str], rows: int) -> list[str]:
     return [word for word in words if word not in fresh]
 
 
-def count(conn: Connection, word: str) -> int:
-    """The turns holding `word` (its index form), from FTS5's vocabulary (reads its postings)."""
-    conn.exec_driver_sql(
-        f"CREATE VIRTUAL TABLE IF NOT EXISTS {_VOCAB} USING fts5vocab(main, {fts.FTS_TABLE}, row)"
-    )
-    found = conn.exec_driver_sql(f"SELECT doc FROM {_VOCAB} WHERE term = ?", (word,)).scalar()
+def count(conn: Connection, form: str, word: str | None = None) -> int:
+    """The turns holding `form` (an index form) in a column other than the work, as recall_bm25
+    counts it: the compiled recall_rows walks the postings of `word` (a word of that form, the
+    form itself by default: FTS5 stems what a MATCH says). Where the library has no recall_rows,
+    the search ranks with bm25(), which counts a word in the whole row: then FTS5's vocabulary's
+    count (both read the word's postings)."""
+    try:
+        found = conn.exec_driver_sql(
+            f"SELECT {ROWS_FUNCTION}({fts.FTS_TABLE}) FROM {fts.FTS_TABLE} "
+            f"WHERE {fts.FTS_TABLE} MATCH ? LIMIT 1",
+            (quote(word if word is not None else form),),
+        ).scalar()
+    except OperationalError:  # no such function: a library built before it, or none
+        conn.exec_driver_sql(
+            f"CREATE VIRTUAL TABLE IF NOT EXISTS {_VOCAB} "
+            f"USING fts5vocab(main, {fts.FTS_TABLE}, row)"
+        )
+        found = conn.exec_driver_sql(f"SELECT doc FROM {_VOCAB} WHERE term = ?", (form,)).scalar()
     return int(found or 0)

@@ -1,6 +1,8 @@
 """recall_bm25, the compiled ranking function that is given each word's count instead of
-reading its posting list, scores every row as FTS5's bm25() does; where it cannot load, the
-index opens and searches all the same, with bm25()."""
+reading its posting list, scores every row as FTS5's bm25() does where no turn has work, and as
+history/ranking.py's bm25 where turns have (the work's hits score, but the work counts in no
+length nor any word's count of turns); where it cannot load, the index opens and searches all
+the same, with bm25()."""
 
 from __future__ import annotations
 
@@ -12,7 +14,9 @@ import pytest
 from sqlalchemy import text
 
 from history import HistoryIndex
-from history.store.sqlite import rank_extension
+from history.query import stem, words
+from history.ranking import COLUMN_WEIGHTS, bm25_scores
+from history.store.sqlite import rank_extension, word_counts
 from tests.helpers.engines import engine_of
 
 NOW = datetime.now(UTC)
@@ -20,7 +24,7 @@ BM25 = "bm25(turns_fts, 3.0, 1.0, 1.0, 0.5, 0.0)"
 MATCH = '("parser") AND ("cache" OR "zeppelin")'
 
 
-def fill(index: HistoryIndex) -> None:
+def fill(index: HistoryIndex, work: bool = True) -> None:
     for n in range(60):
         index.record(
             turn_id=f"t{n:02d}",
@@ -30,7 +34,12 @@ def fill(index: HistoryIndex) -> None:
             answered="the cache and the parser " * (n % 4),
             files=[f"src/mod{n % 5}.py"],
             asked_at=NOW - timedelta(hours=60 - n),
-            work="$ make parser\n! cache miss" if n % 5 == 0 else "",
+            # Every fifth turn's work names the query's words; zeppelin, in a few questions,
+            # also in the work of turns that never asked about it.
+            work=f"$ make parser\n! cache miss\n~ src/cache.py\n+ cache = {n}\n+ parser = cache"
+            + ("\n+ zeppelin = None" if n % 10 == 5 else "")
+            if work and n % 5 == 0
+            else "",
         )
 
 
@@ -41,38 +50,103 @@ def scores(index: HistoryIndex, function: str, **counts: int | None) -> list[tup
 
 
 def counted(index: HistoryIndex, word: str) -> int:
+    """The turns holding `word` outside their work: the count recall_bm25 ranks with."""
     sql = "SELECT count(*) FROM turns_fts WHERE turns_fts MATCH :m"
+    match = f'{{asked answered files}} : "{word}"'
     with engine_of(index).connect() as conn:
-        return int(conn.execute(text(sql), {"m": f'"{word}"'}).scalar_one())
+        return int(conn.execute(text(sql), {"m": match}).scalar_one())
 
 
-@pytest.fixture
-def index(tmp_path: Path) -> HistoryIndex:
+def reference(index: HistoryIndex) -> list[tuple[int, float]]:
+    """history/ranking.py's bm25 of every row MATCH finds, from the turns' own text: the
+    definition recall_bm25 computes (the project tag a fifth column, of one token, no weight)."""
+    with engine_of(index).connect() as conn:
+        rows = conn.execute(
+            text("SELECT id, asked, answered, files, work, project_tag FROM turns ORDER BY id")
+        ).all()
+    documents = [tuple(words(value or "") for value in row[1:]) for row in rows]
+    terms = ("parser", "cache", "zeppelin")
+    found, _ = bm25_scores(documents, terms, len(rows), (*COLUMN_WEIGHTS, 0.0))
+    by_id = dict(zip((row[0] for row in rows), found, strict=True))
+    return [(rowid, -by_id[rowid]) for rowid, _ in scores(index, BM25)]
+
+
+def _compiled() -> None:
     if rank_extension.library_path() is None:
         missing = "this install has no compiled recall_bm25 (pip install -e . builds it)"
         if os.environ.get("CI"):
             pytest.fail(f"{missing} (CI=true: make test builds it, so its tests must run)")
         pytest.skip(missing)
+
+
+@pytest.fixture
+def index(tmp_path: Path) -> HistoryIndex:
+    """Sixty turns, every fifth with work that names the query's words."""
+    _compiled()
     index = HistoryIndex.open(tmp_path / "history.db")
     fill(index)
     return index
 
 
-def test_given_the_counts_recall_bm25_scores_every_row_as_bm25_does(index: HistoryIndex) -> None:
+@pytest.fixture
+def workless(tmp_path: Path) -> HistoryIndex:
+    """The same turns without work."""
+    _compiled()
+    index = HistoryIndex.open(tmp_path / "history.db")
+    fill(index, work=False)
+    return index
+
+
+def test_given_the_counts_recall_bm25_scores_every_row_as_bm25_does(
+    workless: HistoryIndex,
+) -> None:
+    words = ("parser", "cache", "zeppelin")
+    given = {word: counted(workless, word) for word in words}
+    function = "recall_bm25(turns_fts, 3.0, 1.0, 1.0, 0.5, 0.0, :parser, :cache, :zeppelin)"
+    with engine_of(workless).connect() as conn:  # this install built it: every connection has it
+        assert conn.connection.info[rank_extension.FUNCTION] is True
+    exact = scores(workless, BM25)
+    assert len(exact) > 10
+    assert scores(workless, function, **given) == exact
+
+
+def test_a_count_not_given_is_counted_as_bm25_counts_it(workless: HistoryIndex) -> None:
+    function = "recall_bm25(turns_fts, 3.0, 1.0, 1.0, 0.5, 0.0, NULL, :cache, 0)"
+    assert scores(workless, function, cache=counted(workless, "cache")) == scores(workless, BM25)
+    bare = "recall_bm25(turns_fts, 3.0, 1.0, 1.0, 0.5, 0.0)"
+    assert scores(workless, bare) == scores(workless, BM25)
+
+
+def test_with_work_recall_bm25_scores_every_row_as_the_python_definition(
+    index: HistoryIndex,
+) -> None:
     words = ("parser", "cache", "zeppelin")
     given = {word: counted(index, word) for word in words}
-    function = "recall_bm25(turns_fts, 3.0, 1.0, 1.0, 0.5, 0.0, :parser, :cache, :zeppelin)"
-    with engine_of(index).connect() as conn:  # this install built it: every connection has it
-        assert conn.connection.info[rank_extension.FUNCTION] is True
-    exact = scores(index, BM25)
-    assert len(exact) > 10
-    assert scores(index, function, **given) == exact
+    expected = reference(index)
+    assert len(expected) > 10
+    for function, counts in (
+        ("recall_bm25(turns_fts, 3.0, 1.0, 1.0, 0.5, 0.0, :parser, :cache, :zeppelin)", given),
+        # Counts not given are counted as the search counts them.
+        ("recall_bm25(turns_fts, 3.0, 1.0, 1.0, 0.5, 0.0, NULL, :cache, 0)", given),
+        ("recall_bm25(turns_fts, 3.0, 1.0, 1.0, 0.5, 0.0)", {}),
+    ):
+        counts = {word: n for word, n in counts.items() if f":{word}" in function}
+        found = scores(index, function, **counts)
+        assert [rowid for rowid, _ in found] == [rowid for rowid, _ in expected]
+        for (_, score), (_, want) in zip(found, expected, strict=True):
+            assert score == pytest.approx(want, rel=1e-12)
+    # Here the work does count: bm25() ranks the same rows otherwise.
+    assert scores(index, BM25) != expected
 
 
-def test_a_count_not_given_is_counted_as_bm25_counts_it(index: HistoryIndex) -> None:
-    function = "recall_bm25(turns_fts, 3.0, 1.0, 1.0, 0.5, 0.0, NULL, :cache, 0)"
-    assert scores(index, function, cache=counted(index, "cache")) == scores(index, BM25)
-    assert scores(index, "recall_bm25(turns_fts, 3.0, 1.0, 1.0, 0.5, 0.0)") == scores(index, BM25)
+def test_the_count_a_search_keeps_leaves_out_the_work(index: HistoryIndex) -> None:
+    with engine_of(index).connect() as conn:
+        for word in ("parser", "cache", "make", "miss"):
+            assert word_counts.count(conn, stem(word), word) == counted(index, word), word
+        # Twelve turns say "make" and "miss", all in their work.
+        assert word_counts.count(conn, "make") == 0
+        assert word_counts.count(conn, "miss") == 0
+        assert counted(index, "cache") < 50 < 60
 
 
 def test_a_library_that_will_not_load_leaves_search_to_bm25(
@@ -91,12 +165,18 @@ def test_a_library_that_will_not_load_leaves_search_to_bm25(
 
 
 @pytest.mark.parametrize("keep", [1, 3, 10])
+@pytest.mark.parametrize("work", [False, True])
 def test_told_the_rows_kept_recall_bm25_keeps_bm25s_best_with_their_scores(
-    index: HistoryIndex, keep: int
+    tmp_path: Path, keep: int, work: bool
 ) -> None:
-    # Rows that cannot be among the best `keep` are not given their length, nor their score.
+    # Rows that cannot be among the best `keep` are not given their length, nor their score:
+    # the best `keep` are the exhaustive ranking's (bm25()'s without work).
+    _compiled()
+    index = HistoryIndex.open(tmp_path / "history.db")
+    fill(index, work=work)
     order = f" ORDER BY 2, rowid DESC LIMIT {keep}"
     function = f"recall_bm25(turns_fts, 3.0, 1.0, 1.0, 0.5, 0.0, NULL, NULL, NULL, {keep})"
+    exhaustive = "recall_bm25(turns_fts, 3.0, 1.0, 1.0, 0.5, 0.0)" if work else BM25
     with engine_of(index).connect() as conn:
         ranked = {
             name: list(
@@ -105,9 +185,9 @@ def test_told_the_rows_kept_recall_bm25_keeps_bm25s_best_with_their_scores(
                     {"m": MATCH},
                 )
             )
-            for name, sql in (("kept", function), ("bm25", BM25))
+            for name, sql in (("kept", function), ("exhaustive", exhaustive))
         }
-    assert ranked["kept"] == ranked["bm25"]
+    assert ranked["kept"] == ranked["exhaustive"]
 
 
 def test_recall_phrases_says_which_phrases_of_the_match_a_row_holds(index: HistoryIndex) -> None:
