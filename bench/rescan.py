@@ -168,7 +168,7 @@ def recall_rescan(db: Path, interval: float) -> None:
         if not step.more:
             break
     rescanned = time.monotonic()
-    scrubbed = index._maintenance.scrub(None)
+    scrubbed = index._maintenance.scrub(None, short_steps=True)  # as index.rescan() does
     done = time.monotonic()
     time.sleep(1)
     report = recorder.finish()

@@ -139,15 +139,23 @@ class Keeper:
         # any write to the index changes that record.
         self._lengths: tuple[bytes, bytes] | None = None
 
+    def plan(self, conn: Connection) -> None:
+        """Find the common words, when a step would, on a connection that only reads: the
+        sample's words are split and stemmed here (~100 ms), not in a step's write transaction."""
+        rows = fts.indexed_rows(conn)
+        if rows < LIST_FROM_ROWS or not compiled(conn):
+            return
+        if self._planned_at < 0 or rows > self._planned_at * (1 + REBUILD_AFTER_GROWTH):
+            self._wanted, self._frequent = _common_words(conn)
+            self._planned_at = rows
+
     def step(self, conn: Connection) -> bool:
         """Build or rebuild one list that is missing or stale, in the caller's write
         transaction. True when more are left."""
         rows = fts.indexed_rows(conn)
         if rows < LIST_FROM_ROWS or not compiled(conn):
             return False
-        if self._planned_at < 0 or rows > self._planned_at * (1 + REBUILD_AFTER_GROWTH):
-            self._wanted, self._frequent = _common_words(conn)
-            self._planned_at = rows
+        self.plan(conn)  # planned before, unless the index grew since
         started = time.monotonic()
         while self._wanted and time.monotonic() - started < STEP_SECONDS:
             word, form = self._wanted.pop()

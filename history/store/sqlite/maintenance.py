@@ -29,7 +29,7 @@ from history.store.owed import ScrubState
 from history.store.rescan import Rescan, Step
 from history.store.sqlite import best_turns, damaged, doctor, fts, rank_extension, recovery
 from history.store.sqlite.engine import sqlite_path, writer
-from history.store.sqlite.forgetting.forget import Forgetting
+from history.store.sqlite.forgetting.forget import UPKEEP_STEP_SECONDS, Forgetting
 from history.store.sqlite.forgetting.spool import spool_file
 from history.upkeep import CALLER_STEP_PAGES
 
@@ -56,7 +56,10 @@ class SqliteMaintenance(Maintenance):
     def owes(self) -> bool:
         return self._forgetting.owes()
 
-    def scrub(self, seconds: float | None) -> ScrubState:
+    def scrub(self, seconds: float | None, short_steps: bool = False) -> ScrubState:
+        if short_steps:
+            with self._forgetting.steps.paced(UPKEEP_STEP_SECONDS):
+                return self._forgetting.scrub(seconds)
         return self._forgetting.scrub(seconds)
 
     def step(self, pages: int, writes: AbstractContextManager[object]) -> ScrubState:
@@ -85,6 +88,8 @@ class SqliteMaintenance(Maintenance):
         step (best_turns.py); False when there was nothing left to do."""
         if not self.full_text:
             return False
+        with self.engine.connect() as conn:
+            self._best_turns.plan(conn)  # a read, before the write lock
         with self._writer.begin() as conn:
             before = conn.exec_driver_sql("SELECT total_changes()").scalar_one()
             conn.exec_driver_sql(fts.merge_statement(pages))
