@@ -98,3 +98,26 @@ def iter_steps(index: HistoryIndex) -> list[rescan.Step]:
     while (step := index._maintenance.rescan_step(nullcontext())).more:
         steps.append(step)
     return steps
+
+
+def test_the_scrub_a_rescan_owes_rewrites_the_index_in_short_steps(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A forget's own scrub may take long steps (a record waiting on one goes to the spool); the
+    # scrub a re-scan owes takes the upkeep's, whatever the forget's steps have learnt.
+    record_long_leaks(tmp_path / "history.db")
+    index = HistoryIndex.open(tmp_path / "history.db")
+    index._upkeep.close()
+    index._maintenance._forgetting.steps.sizes.pages = 100_000  # a forget's long steps
+    asked: list[int] = []
+    merge = fts.merge_statement
+
+    def counted(pages: int) -> str:
+        asked.append(abs(pages))
+        return merge(pages)
+
+    monkeypatch.setattr(fts, "merge_statement", counted)
+    assert index.rescan().masked == LEAKS
+    assert asked and max(asked) < 1_000
+    assert SECRET.encode() not in file_bytes(tmp_path)
+    index.close()
