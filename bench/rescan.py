@@ -74,8 +74,26 @@ class TimedLock:
                 self.transactions.append((now - begun_at[0], commit, begun_at[1]))
 
         event.listen(engine, "begin", begun)
+        self._time_truncating_checkpoints()
         event.listen(engine, "commit", committing)
         event.listen(engine.pool, "checkin", checked_in)  # type: ignore[attr-defined]
+
+    def _time_truncating_checkpoints(self) -> None:
+        """The scrub's last checkpoint (TRUNCATE) blocks writers while it copies what is left
+        of the WAL: counted as a transaction of its own (its passive part first, apart)."""
+        from history.store.sqlite.forgetting import checkpoints
+
+        truncate, passive = checkpoints.truncate, checkpoints.passive
+
+        def timed(engine: Any) -> bool:
+            passive(engine)
+            began = time.monotonic()
+            done = checkpoints._checkpoint(engine, "TRUNCATE", wait=False)
+            self.transactions.append((time.monotonic() - began, 0.0, "checkpoints.truncate"))
+            return bool(done)
+
+        if truncate.__module__ == checkpoints.__name__:
+            checkpoints.truncate = timed  # type: ignore[assignment]
 
     def __enter__(self) -> None:
         self._lock.acquire()
