@@ -33,7 +33,7 @@ BULK_FORGET_TURNS = 100
 CHECKPOINT_TRIES, CHECKPOINT_PAUSE = 5, 0.05
 # The upkeep's steps of owed work hold the write lock about this long (a re-scan's scrub, a
 # forget a crash left, an expiry): those of a forget under way may be longer (steps.py).
-UPKEEP_STEP_SECONDS = 0.03
+UPKEEP_STEP_SECONDS = 0.025
 
 
 class Forgetting:
