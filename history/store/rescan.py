@@ -50,9 +50,11 @@ _THROUGH_PREFIX = "(secret rules re-scanned through"
 SCAN_SECONDS, HOLD_SECONDS = 0.025, 0.035
 FIRST_COMMIT_SECONDS = 0.01
 # The characters of text a step rewrites at most (each rewritten turn counts all of its text:
-# the index deletes and adds the whole turn), and the commit's cost per character assumed
-# before one was measured (a full-text index's, on a slow disk).
-MOST_CHARS = 256 * 1024
+# the index deletes and adds the whole turn): FTS5 holds a step's rewritten words in memory
+# until the commit, but writes them out in the middle of a write once they pass its 1 MB
+# (`hashsize`), ~20-30 ms more in that write; 128 Ki characters stay under it. And the commit's
+# cost per character assumed before one was measured (a full-text index's, on a slow disk).
+MOST_CHARS = 128 * 1024
 SOME_CHARS = 4096  # a commit of less is its fixed cost, not its text's
 FIRST_COMMIT_SECONDS_PER_CHAR = 5e-8
 FIRST_BATCH, LEAST_BATCH, MOST_BATCH = 100, 10, 5_000
