@@ -30,7 +30,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from bench.large_forget import Recorder, copy_to_disk, emit, percentile, report_records
 
@@ -44,23 +44,61 @@ SECRET = "quokkarescan"
 
 class TimedLock:
     """A writers' lock that keeps how long each hold lasted, and (`watch(engine)`) how long of
-    it the database's write lock was held: from BEGIN IMMEDIATE's return to the commit's."""
+    it the database's write lock was held: from BEGIN IMMEDIATE's return to the commit's. It
+    also keeps every write transaction of the process, inside this lock or not (a scrub's steps
+    take the database's lock without it): `transactions`, with the commit's part and the
+    history function that began it."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self.holds: list[float] = []
         self.database_holds: list[float] = []
+        self.transactions: list[tuple[float, float, str]] = []
         self._began = 0.0
         self._begun: float | None = None
 
     def watch(self, engine: object) -> None:
         from sqlalchemy import event
 
-        def begun(conn: object) -> None:  # after the backend's own listener ran BEGIN
-            if conn.get_execution_options().get("sqlite_begin") == "IMMEDIATE":  # type: ignore[attr-defined]
-                self._begun = time.monotonic()
+        def begun(conn: Any) -> None:  # after the backend's own listener ran BEGIN
+            if conn.get_execution_options().get("sqlite_begin") == "IMMEDIATE":
+                now = time.monotonic()
+                self._begun = now
+                conn.connection.info[_BEGUN] = (now, _caller())
+
+        def committing(conn: Any) -> None:
+            if _BEGUN in conn.connection.info:
+                conn.connection.info[_COMMITTING] = time.monotonic()
+
+        def checked_in(dbapi_conn: object, record: Any) -> None:
+            begun_at = record.info.pop(_BEGUN, None)
+            committing_at = record.info.pop(_COMMITTING, None)
+            if begun_at is not None:
+                now = time.monotonic()
+                commit = now - committing_at if committing_at is not None else 0.0
+                self.transactions.append((now - begun_at[0], commit, begun_at[1]))
 
         event.listen(engine, "begin", begun)
+        self._time_truncating_checkpoints()
+        event.listen(engine, "commit", committing)
+        event.listen(engine.pool, "checkin", checked_in)  # type: ignore[attr-defined]
+
+    def _time_truncating_checkpoints(self) -> None:
+        """The scrub's last checkpoint (TRUNCATE) blocks writers while it copies what is left
+        of the WAL: counted as a transaction of its own (its passive part first, apart)."""
+        from history.store.sqlite.forgetting import checkpoints
+
+        truncate, passive = checkpoints.truncate, checkpoints.passive
+
+        def timed(engine: Any) -> bool:
+            passive(engine)
+            began = time.monotonic()
+            done = checkpoints._checkpoint(engine, "TRUNCATE", wait=False)
+            self.transactions.append((time.monotonic() - began, 0.0, "checkpoints.truncate"))
+            return bool(done)
+
+        if truncate.__module__ == checkpoints.__name__:
+            checkpoints.truncate = timed
 
     def __enter__(self) -> None:
         self._lock.acquire()
@@ -73,6 +111,41 @@ class TimedLock:
         if self._begun is not None:
             self.database_holds.append(ended - self._begun)
         self._lock.release()
+
+    def emit(self, impl: str) -> None:
+        """Every write transaction's hold of the database's lock, and the longest ones' makers."""
+        holds = [hold * 1000 for hold, _, _ in self.transactions]
+        emit("transactions", impl, len(holds), "transactions")
+        emit("transaction_hold_p50", impl, percentile(holds, 0.5), "ms")
+        emit("transaction_hold_p99", impl, percentile(holds, 0.99), "ms")
+        emit("transaction_hold_max", impl, max(holds, default=0.0), "ms")
+        emit("transactions_over_50ms", impl, sum(hold > 50 for hold in holds), "transactions")
+        longest = sorted(self.transactions, reverse=True)[:8]
+        print(
+            json.dumps(
+                {
+                    "longest_transactions": impl,
+                    "ms": [[round(h * 1000, 1), round(c * 1000, 1), who] for h, c, who in longest],
+                }
+            )
+        )
+
+
+_BEGUN, _COMMITTING = "bench_begun", "bench_committing"
+
+
+def _caller() -> str:
+    """The history functions that began a write transaction, innermost last."""
+    import sys
+
+    names: list[str] = []
+    frame = sys._getframe(2)
+    while frame is not None and len(names) < 4:
+        module = frame.f_globals.get("__name__", "")
+        if module.startswith("history.") and not module.endswith(".engine"):
+            names.append(f"{module.rsplit('.', 1)[-1]}.{frame.f_code.co_name}")
+        frame = frame.f_back  # type: ignore[assignment]
+    return " < ".join(names)
 
 
 def plant(db: Path, every: int) -> int:
@@ -127,7 +200,7 @@ def recall_rescan(db: Path, interval: float) -> None:
         if not step.more:
             break
     rescanned = time.monotonic()
-    scrubbed = index._maintenance.scrub(None)
+    scrubbed = index._maintenance.scrub(None, short_steps=True)  # as index.rescan() does
     done = time.monotonic()
     time.sleep(1)
     report = recorder.finish()
@@ -147,6 +220,7 @@ def recall_rescan(db: Path, interval: float) -> None:
     emit("database_lock_hold_p99", "recall", percentile(in_database, 0.99), "ms")
     emit("database_lock_hold_max", "recall", max(in_database, default=0.0), "ms")
     report_records("recall", "", report)
+    lock.emit("recall")
     emit("rescan_left_after", "recall", index.stats().rescan_left, "turns")
     index.close()
     raw = b"".join(p.read_bytes() for p in db.parent.glob(f"{db.name}*") if p.is_file())
@@ -184,6 +258,7 @@ def upkeep_rescan(db: Path, interval: float) -> None:
     emit("database_lock_hold_p99", "upkeep", percentile(in_database, 0.99), "ms")
     emit("database_lock_hold_max", "upkeep", max(in_database, default=0.0), "ms")
     report_records("upkeep", "", report)
+    lock.emit("upkeep")
     emit("rescan_left_after", "upkeep", index.stats().rescan_left, "turns")
     index.close()
     raw = b"".join(p.read_bytes() for p in db.parent.glob(f"{db.name}*") if p.is_file())

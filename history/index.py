@@ -520,7 +520,7 @@ class HistoryIndex:
                 progress(scanned, max(total, scanned))
             if not step.more:
                 break
-        self._purge(masked)
+        self._purge(masked, short_steps=True)
         self._upkeep.wrote()
         return Rescanned(scanned, masked, scrubbed=not self._owes())
 
@@ -602,13 +602,14 @@ class HistoryIndex:
             return True  # nothing this process could do
         return self._upkeep.run_now(seconds)
 
-    def _purge(self, removed: int) -> None:
-        """Scrub what was deleted out of the file; if a reader's snapshot holds it back, say so:
-        the scrub stays owed in the database and whoever comes next finishes it."""
+    def _purge(self, removed: int, short_steps: bool = False) -> None:
+        """Scrub what was deleted out of the file (`short_steps`: see Maintenance.scrub); if a
+        reader's snapshot holds it back, say so: the scrub stays owed in the database and
+        whoever comes next finishes it."""
         if not removed and not self._owes():
             return
         try:
-            done = self._maintenance.scrub(None) == "done"
+            done = self._maintenance.scrub(None, short_steps) == "done"
         except Exception as exc:
             log.warning("scrubbing forgotten turns failed: %s", type(exc).__name__)
             done = False

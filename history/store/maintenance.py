@@ -28,9 +28,11 @@ class Maintenance(abc.ABC):
         """A forget's deletion or scrub is still owed (by any process: it is in the database)."""
 
     @abc.abstractmethod
-    def scrub(self, seconds: float | None) -> ScrubState:
+    def scrub(self, seconds: float | None, short_steps: bool = False) -> ScrubState:
         """Do a forget's owed work for about `seconds` (None: all of it): "done", "more" (time
-        ran out), or "blocked" (it waits for a reader of an older snapshot to let go)."""
+        ran out), or "blocked" (it waits for a reader of an older snapshot to let go). With
+        `short_steps`, in steps that hold the write lock as briefly as the upkeep's (a re-scan's
+        scrub, where no record is set aside in a spool for a forget's longer steps)."""
 
     @abc.abstractmethod
     def step(self, pages: int, writes: AbstractContextManager[object]) -> ScrubState:
@@ -95,7 +97,7 @@ class Unattended(Maintenance):
     def owes(self) -> bool:
         return False
 
-    def scrub(self, seconds: float | None) -> ScrubState:
+    def scrub(self, seconds: float | None, short_steps: bool = False) -> ScrubState:
         return "done"
 
     def step(self, pages: int, writes: AbstractContextManager[object]) -> ScrubState:

@@ -10,9 +10,14 @@ project's key is always an absolute path (history.projects), so neither key can 
 A step reads a batch of turns without a lock and masks them; only the turns whose text changed
 are written, under the write lock for about HOLD_SECONDS with the commit (what is left waits
 for the next step, unread again), each only if it still holds what was read (a turn recorded
-again meanwhile was masked by its own record). The step that masks owes the scrub a forget of
-as many turns would (history/store/owed.py), in the backend's terms (its `masking`): the scrub
-then takes the old text out of the full-text index, the freed pages and the log.
+again meanwhile was masked by its own record). A step's writes are bounded by the text they
+rewrite too, not only by the time they took: a full-text index writes a rewritten turn's words
+twice (its old entry deleted, the new one added) at the commit, whose length grows with them
+and cannot be cut short once begun. So a step rewrites at most MOST_CHARS characters, and no
+more than the commit's cost per character measured so far lets fit in HOLD_SECONDS. The step
+that masks owes the scrub a forget of as many turns would (history/store/owed.py), in the
+backend's terms (its `masking`): the scrub then takes the old text out of the full-text index,
+the freed pages and the log.
 
 Ids, session ids and projects are not re-scanned: they key the turns and their conversations.
 """
@@ -44,6 +49,14 @@ _THROUGH_PREFIX = "(secret rules re-scanned through"
 # does).
 SCAN_SECONDS, HOLD_SECONDS = 0.025, 0.035
 FIRST_COMMIT_SECONDS = 0.01
+# The characters of text a step rewrites at most (each rewritten turn counts all of its text:
+# the index deletes and adds the whole turn): FTS5 holds a step's rewritten words in memory
+# until the commit, but writes them out in the middle of a write once they pass its 1 MB
+# (`hashsize`), ~20-30 ms more in that write; 128 Ki characters stay under it. And the commit's
+# cost per character assumed before one was measured (a full-text index's, on a slow disk).
+MOST_CHARS = 128 * 1024
+SOME_CHARS = 4096  # a commit of less is its fixed cost, not its text's
+FIRST_COMMIT_SECONDS_PER_CHAR = 5e-8
 FIRST_BATCH, LEAST_BATCH, MOST_BATCH = 100, 10, 5_000
 
 _NAMES = tuple(sorted(turn_fields_of_type(tuple[str, ...])))
@@ -69,6 +82,7 @@ class Step:
     scanned: int = 0
     masked: int = 0
     more: bool = False
+    rewritten_chars: int = 0
 
 
 def _state(conn: Connection) -> tuple[int, int] | None:
@@ -125,6 +139,12 @@ def _masked(row: Row[Any]) -> dict[str, str] | None:
 Change = tuple[Row[Any], dict[str, str]]
 
 
+def rewritten_chars(row: Row[Any]) -> int:
+    """The text a rewrite of the turn writes again: all of it, old and new (a full-text index
+    deletes the turn's entry and adds the new one), about twice what it holds."""
+    return 2 * sum(len(getattr(row, name) or "") for name in (*_TEXTS, *_NAMES))
+
+
 @dataclass(frozen=True)
 class _Read:
     """Turns read and masked past row id `after` (`ids`, in order) whose masked text is not all
@@ -154,6 +174,7 @@ class Rescan:
         self._batch = FIRST_BATCH
         self._read: _Read | None = None
         self._commit_seconds = FIRST_COMMIT_SECONDS
+        self._commit_per_char = FIRST_COMMIT_SECONDS_PER_CHAR
         self._settled = False  # seen at this process's version or newer: never due again here
 
     def due(self) -> bool:
@@ -207,16 +228,24 @@ class Rescan:
                     self._settled = True
                     return Step()
                 until = held + HOLD_SECONDS - self._commit_seconds
-                reached, masked, rest = self._write(conn, read.ids[-1], read.changes, until)
+                reached, masked, chars, rest = self._write(conn, read.ids[-1], read.changes, until)
                 self._keep(conn, _through_key(), reached)
                 committing = time.monotonic()
-            # The next steps leave room for a commit as long as this one (FTS5 writes its
-            # segment then), forgetting a long one slowly.
-            self._commit_seconds = max(0.8 * self._commit_seconds, time.monotonic() - committing)
+            self._learn_commit(time.monotonic() - committing, chars)
         left_ids = read.ids[bisect.bisect_right(read.ids, reached) :]
         self._read = _Read(reached, left_ids, rest) if rest else None
         scanned = len(read.ids) - len(left_ids)
-        return Step(scanned=scanned, masked=masked, more=True)
+        return Step(scanned=scanned, masked=masked, more=True, rewritten_chars=chars)
+
+    def _learn_commit(self, seconds: float, chars: int) -> None:
+        """The next steps leave room for a commit's fixed cost as long as the last commit of
+        little text, and for its text's at the highest cost a character measured (FTS5 writes
+        its segment then), forgetting a long one slowly."""
+        if chars < SOME_CHARS:
+            self._commit_seconds = max(0.8 * self._commit_seconds, min(seconds, HOLD_SECONDS / 2))
+        else:
+            per_char = max(0.0, seconds - self._commit_seconds) / chars
+            self._commit_per_char = max(0.8 * self._commit_per_char, per_char)
 
     def paced_step(self, writes: AbstractContextManager[object]) -> Step:
         """A step as the upkeep takes it: then as long idle, so that a process serving searches
@@ -238,24 +267,31 @@ class Rescan:
 
     def _write(
         self, conn: Connection, last: int, changes: list[Change], until: float
-    ) -> tuple[int, int, list[Change]]:
-        """Write the masked turns until `until` (at least one): the row id reached, how many
-        were masked (a turn rewritten since it was read is left as its record made it), and the
-        changes left for the next step."""
+    ) -> tuple[int, int, int, list[Change]]:
+        """Write the masked turns until `until` (at least one), leaving room for the commit of
+        the text rewritten, and at most MOST_CHARS of it: the row id reached, how many were
+        masked (a turn rewritten since it was read is left as its record made it), the
+        characters rewritten, and the changes left for the next step."""
         if not changes:
-            return last, 0, []
-        masked, longest = 0, 0.0
+            return last, 0, 0, []
+        masked, longest, chars = 0, 0.0, 0
         with self._masking(conn, len(changes)):
             for done, (row, values) in enumerate(changes):
-                # The next write may take as long as the longest so far.
-                if done and time.monotonic() + longest > until:
-                    return row.id - 1, masked, changes[done:]
+                weight = rewritten_chars(row)
+                # The next write may take as long as the longest so far, and its text adds to
+                # the commit.
+                if done and (
+                    chars + weight > MOST_CHARS
+                    or time.monotonic() + longest + (chars + weight) * self._commit_per_char > until
+                ):
+                    return row.id - 1, masked, chars, changes[done:]
                 unchanged = [column == getattr(row, column.key) for column in _COLUMNS[1:]]
                 statement = update(Turn).where(Turn.id == row.id, *unchanged).values(**values)
                 wrote = time.monotonic()
                 masked += conn.execute(statement).rowcount
                 longest = max(longest, time.monotonic() - wrote)
-        return last, masked, []
+                chars += weight
+        return last, masked, chars, []
 
     def _finish(self, conn: Connection) -> None:
         """Every turn follows the current rules: say so, and drop every re-scan's progress."""

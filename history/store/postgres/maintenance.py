@@ -36,7 +36,7 @@ class PostgresMaintenance(Maintenance):
     def owes(self) -> bool:
         return self._scrub.pending()
 
-    def scrub(self, seconds: float | None) -> ScrubState:
+    def scrub(self, seconds: float | None, short_steps: bool = False) -> ScrubState:
         """The rewrite is one statement: done, or held back by a reader."""
         return "done" if self._scrub.run() else "blocked"
 

@@ -4,6 +4,7 @@ damaged copies a file leaves in the home (damaged.py, recovery.py)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
@@ -29,12 +30,20 @@ from history.store.owed import ScrubState
 from history.store.rescan import Rescan, Step
 from history.store.sqlite import best_turns, damaged, doctor, fts, rank_extension, recovery
 from history.store.sqlite.engine import sqlite_path, writer
-from history.store.sqlite.forgetting.forget import Forgetting
+from history.store.sqlite.forgetting.forget import UPKEEP_STEP_SECONDS, Forgetting
 from history.store.sqlite.forgetting.spool import spool_file
 from history.upkeep import CALLER_STEP_PAGES
 
 # Pages of the index merged after each step of a re-scan.
 RESCAN_MERGE_PAGES = 16
+# A re-scan's commits never copy the WAL back (a commit that crosses wal_autocheckpoint's ~40 MB
+# does, the lock held: 100-170 ms at 100k): it is copied without blocking writers after this
+# much step work instead.
+RESCAN_CHECKPOINT_EVERY_SECONDS = 0.5
+# What one of the upkeep's merges of the index may hold the write lock: the pages merged a step
+# shrink to fit it (each costs 0.5-2 ms on a loaded host), and grow back up to the caller's.
+MERGE_STEP_SECONDS = 0.025
+LEAST_MERGE_PAGES = 4
 
 
 class SqliteMaintenance(Maintenance):
@@ -45,7 +54,10 @@ class SqliteMaintenance(Maintenance):
         self._writer = writer(engine)
         self._best_turns = best_turns.Keeper()
         self._path = sqlite_path(engine.url.render_as_string(hide_password=False))
-        self._rescan = Rescan(engine, self._writer, insert, self._masking)
+        self._rescan_writer = writer(engine, autocheckpoint=False)
+        self._rescan = Rescan(engine, self._rescan_writer, insert, self._masking)
+        self._rescan_unsynced = 0.0  # re-scan step work since its last checkpoint
+        self._merge_pages: int | None = None  # what fits MERGE_STEP_SECONDS, once measured
 
     def about(self) -> About:
         where = str(self._path) if self._path else self.engine.url.render_as_string()
@@ -56,7 +68,10 @@ class SqliteMaintenance(Maintenance):
     def owes(self) -> bool:
         return self._forgetting.owes()
 
-    def scrub(self, seconds: float | None) -> ScrubState:
+    def scrub(self, seconds: float | None, short_steps: bool = False) -> ScrubState:
+        if short_steps:
+            with self._forgetting.steps.paced(UPKEEP_STEP_SECONDS):
+                return self._forgetting.scrub(seconds)
         return self._forgetting.scrub(seconds)
 
     def step(self, pages: int, writes: AbstractContextManager[object]) -> ScrubState:
@@ -67,15 +82,23 @@ class SqliteMaintenance(Maintenance):
         process's writes; the checkpoint lets them run."""
         if self._rescan.due() and not self._forgetting.deleting():
             self._forgetting.steps.move_spooled()  # a record its steps made wait
+            began = time.monotonic()
             self._rescan.paced_step(writes)
             self._merge_new_segments(writes)
+            self._rescan_checkpoint(time.monotonic() - began)
             return "more"
         if self._forgetting.owes():
             state = self._forgetting.step()
             if state != "done":
                 return state
         with writes:
-            if self._merge(pages):
+            began = time.monotonic()
+            asked = min(pages, self._merge_pages or pages)
+            merged = self._merge(asked)
+            elapsed = time.monotonic() - began
+            scale = min(2.0, max(0.25, MERGE_STEP_SECONDS / max(elapsed, 1e-4)))
+            self._merge_pages = min(pages, max(LEAST_MERGE_PAGES, int(asked * scale)))
+            if merged:
                 return "more"
         self._forgetting.checkpoint()
         return "done"
@@ -85,6 +108,8 @@ class SqliteMaintenance(Maintenance):
         step (best_turns.py); False when there was nothing left to do."""
         if not self.full_text:
             return False
+        with self.engine.connect() as conn:
+            self._best_turns.plan(conn)  # a read, before the write lock
         with self._writer.begin() as conn:
             before = conn.exec_driver_sql("SELECT total_changes()").scalar_one()
             conn.exec_driver_sql(fts.merge_statement(pages))
@@ -117,15 +142,25 @@ class SqliteMaintenance(Maintenance):
         return self._rescan.pending()
 
     def rescan_step(self, writes: AbstractContextManager[object]) -> Step:
+        began = time.monotonic()
         done = self._rescan.step(writes)
         self._merge_new_segments(writes)
+        self._rescan_checkpoint(time.monotonic() - began)
         return done
+
+    def _rescan_checkpoint(self, worked: float) -> None:
+        """Copy the WAL back, without blocking writers, after RESCAN_CHECKPOINT_EVERY_SECONDS
+        of re-scan steps (their commits do not)."""
+        self._rescan_unsynced += worked
+        if self._rescan_unsynced >= RESCAN_CHECKPOINT_EVERY_SECONDS:
+            self._forgetting.checkpoint()
+            self._rescan_unsynced = 0.0
 
     def _merge_new_segments(self, writes: AbstractContextManager[object]) -> None:
         """Merge a few pages of the index after a re-scan's step: each step's commit adds a
         segment, and left alone FTS5 merges a level's 256 inside whichever commit comes then."""
         if self.full_text:
-            with writes, self._writer.begin() as conn:
+            with writes, self._rescan_writer.begin() as conn:
                 conn.exec_driver_sql(fts.merge_statement(RESCAN_MERGE_PAGES))
 
     def rescan_left(self) -> int:

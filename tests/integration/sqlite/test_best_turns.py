@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import Connection, text
 
 from history import HistoryIndex
 from history.query import stem
@@ -282,4 +282,27 @@ def test_a_word_in_four_fifths_of_the_turns_has_a_list_and_is_not_cut_short(
     hits = index.search("simplified", k=3)
     assert not hits.approximate
     assert_top_k(hits, exhaustive(index, ["simplified"], None), 3)
+    index.close()
+
+
+def test_the_upkeep_samples_the_common_words_outside_its_write_transactions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Splitting and stemming the sample's words takes ~100 ms at any size: a record would wait
+    # that long on the upkeep's step if it ran inside one.
+    sampled_in: list[bool] = []
+    sample = best_turns._common_words
+
+    def watched(conn: Connection) -> tuple[list[tuple[str, str]], dict[str, str]]:
+        sampled_in.append(conn.get_execution_options().get("sqlite_begin") == "IMMEDIATE")
+        return sample(conn)
+
+    monkeypatch.setattr(best_turns, "_common_words", watched)
+    index = HistoryIndex.open(tmp_path / "history.db")
+    rng = random.Random(7)
+    for n in range(150):
+        record(index, n, rng)
+    assert index.tidy()
+    assert listed(index, "parser").built_upto == 150
+    assert sampled_in and not any(sampled_in)
     index.close()

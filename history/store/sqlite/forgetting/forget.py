@@ -31,6 +31,9 @@ BULK_FORGET_TURNS = 100
 # A forget's own scrub tries the final checkpoint this many times, a pause apart (another
 # writer's step, not a reader, may be in the way).
 CHECKPOINT_TRIES, CHECKPOINT_PAUSE = 5, 0.05
+# The upkeep's steps of owed work hold the write lock about this long (a re-scan's scrub, a
+# forget a crash left, an expiry): those of a forget under way may be longer (steps.py).
+UPKEEP_STEP_SECONDS = 0.025
 
 
 class Forgetting:
@@ -148,10 +151,11 @@ class Forgetting:
             self.steps.between_steps()
 
     def step(self) -> ScrubState:
-        """One step of the owed work, as upkeep takes it: a step that held the write lock leaves
-        it free as long after, for the writers waiting."""
+        """One step of the owed work, as upkeep takes it: of about UPKEEP_STEP_SECONDS, then
+        the write lock left free as long, for the writers waiting."""
         started = time.monotonic()
-        state = self.scrub(0)
+        with self.steps.paced(UPKEEP_STEP_SECONDS):
+            state = self.scrub(0)
         if state == "more":
             time.sleep(time.monotonic() - started)
         return state

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import enum
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from sqlalchemy import Connection, Engine, text
@@ -92,10 +94,27 @@ class SqliteScrub:
         self.writers = writers
         self.spool = spool
         self.step_seconds = STEP_SECONDS if spool.path is None else SPOOLED_STEP_SECONDS
-        self.sizes = StepSizes()
+        self._sizes: dict[float, StepSizes] = {}  # learnt for each length of step
         self.pause = PAUSE_SECONDS
         self._unseen = 0.0  # step work since writers that cannot be seen were let in
         self._unsynced = 0.0  # step work since the last checkpoint
+
+    @property
+    def sizes(self) -> StepSizes:
+        """The batch sizes that make a step take `step_seconds` here."""
+        return self._sizes.setdefault(self.step_seconds, StepSizes())
+
+    @contextmanager
+    def paced(self, seconds: float) -> Iterator[None]:
+        """Steps of at most about `seconds` for the length of the block: the upkeep's, which
+        runs while other processes may record (a forget's own steps may be longer, a record
+        that waits on them going to the spool)."""
+        kept = self.step_seconds
+        self.step_seconds = min(kept, seconds)
+        try:
+            yield
+        finally:
+            self.step_seconds = kept
 
     def between_steps(self) -> None:
         """Let the writers waiting on the lock through; now and then copy the WAL back."""

@@ -1,0 +1,144 @@
+"""A re-scan under new secret rules holds the write lock in short steps however much text it has
+to mask: each step rewrites a bounded amount of text (the commit writes the full-text index's
+segment for all of it, and cannot be cut short), and the index's merges run in steps of their
+own. Counted, not timed: the time bound is set out of reach, so only the bound on text acts."""
+
+from __future__ import annotations
+
+from contextlib import nullcontext
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Connection, event
+
+from history import HistoryIndex
+from history.store import rescan
+from history.store.sqlite import fts
+from tests.helpers.engines import engine_of
+from tests.helpers.forgetting import file_bytes
+from tests.helpers.rescan_setup import SECRET, older_version
+
+PROJECT = "/work/long-answers"
+LEAKS = 24
+# Each turn holds about 12,000 characters: four fit in a step of 100,000 rewritten.
+ANSWER = " ".join(f"line {n} of the build log, target parser{n % 97} compiled" for n in range(240))
+
+
+def record_long_leaks(path: Path) -> None:
+    with older_version():
+        index = HistoryIndex.open(path)
+        assert index.tidy()
+        for n in range(LEAKS):
+            index.record(
+                turn_id=f"leak-{n}",
+                session_id="s-long",
+                project=PROJECT,
+                asked=f"Mot de passe : {SECRET}{n:03d}x",
+                answered=ANSWER,
+            )
+        assert index.tidy()
+        index.close()
+
+
+def test_a_rescan_step_rewrites_bounded_text_however_long_it_may_hold(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    record_long_leaks(tmp_path / "history.db")
+    monkeypatch.setattr(rescan, "HOLD_SECONDS", 60.0)  # time never cuts a step short here
+    monkeypatch.setattr(rescan, "MOST_CHARS", 100_000)
+    index = HistoryIndex.open(tmp_path / "history.db")
+    index._upkeep.close()  # the steps run here, one by one
+    steps: list[rescan.Step] = []
+    while (step := index._maintenance.rescan_step(nullcontext())).more:
+        steps.append(step)
+    weight = 2 * (len(ANSWER) + len(f"Mot de passe : {SECRET}000x"))
+    assert sum(step.masked for step in steps) == LEAKS
+    assert all(step.rewritten_chars <= 100_000 for step in steps)
+    assert max(step.masked for step in steps) == 100_000 // weight  # as many as fit, no more
+    assert not index.search(f"{SECRET}007x")
+    assert index.count(PROJECT) == LEAKS
+    assert index.tidy()
+    assert SECRET.encode() not in file_bytes(tmp_path)
+    index.close()
+
+
+def test_a_single_turn_longer_than_a_step_is_still_masked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    record_long_leaks(tmp_path / "history.db")
+    monkeypatch.setattr(rescan, "MOST_CHARS", 1_000)  # less than any one turn
+    index = HistoryIndex.open(tmp_path / "history.db")
+    index._upkeep.close()
+    masked = [step.masked for step in iter_steps(index)]
+    assert sum(masked) == LEAKS and max(masked) == 1  # one turn a step, never none
+    index.close()
+
+
+def test_rescan_steps_merge_the_index_in_bounded_steps_not_inside_a_commit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each step's commit adds a segment; left to FTS5, a level's segments are merged inside
+    # whichever commit crosses its limit. The steps merge them instead, a few pages at a time.
+    record_long_leaks(tmp_path / "history.db")
+    monkeypatch.setattr(rescan, "MOST_CHARS", 1_000)  # a turn a step: LEAKS segments
+    index = HistoryIndex.open(tmp_path / "history.db")
+    index._upkeep.close()
+    with engine_of(index).connect() as conn:
+        rows = conn.exec_driver_sql(f"SELECT k, v FROM {fts.FTS_TABLE}_config").all()
+        options: dict[str, object] = {str(k): v for k, v in rows}
+    assert int(str(options.get("automerge", 4))) == 0  # no commit merges on its own
+    most = 0
+    for _ in iter_steps(index):
+        with engine_of(index).connect() as conn:
+            most = max(most, fts.segment_count(conn))
+    assert most <= 8  # merged as they came, not left to pile up
+    index.close()
+
+
+def iter_steps(index: HistoryIndex) -> list[rescan.Step]:
+    steps: list[rescan.Step] = []
+    while (step := index._maintenance.rescan_step(nullcontext())).more:
+        steps.append(step)
+    return steps
+
+
+def test_the_scrub_a_rescan_owes_rewrites_the_index_in_short_steps(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A forget's own scrub may take long steps (a record waiting on one goes to the spool); the
+    # scrub a re-scan owes takes the upkeep's, whatever the forget's steps have learnt.
+    record_long_leaks(tmp_path / "history.db")
+    index = HistoryIndex.open(tmp_path / "history.db")
+    index._upkeep.close()
+    index._maintenance._forgetting.steps.sizes.pages = 100_000  # type: ignore[attr-defined]
+    asked: list[int] = []
+    merge = fts.merge_statement
+
+    def counted(pages: int) -> str:
+        asked.append(abs(pages))
+        return merge(pages)
+
+    monkeypatch.setattr(fts, "merge_statement", counted)
+    assert index.rescan().masked == LEAKS
+    assert asked and max(asked) < 1_000
+    assert SECRET.encode() not in file_bytes(tmp_path)
+    index.close()
+
+
+def test_a_rescan_steps_commits_never_copy_the_wal_back_with_the_lock_held(tmp_path: Path) -> None:
+    # A commit that crosses wal_autocheckpoint copies the whole WAL back before it lets go of
+    # the lock (100-170 ms at 100k turns); the re-scan copies it between its steps instead.
+    record_long_leaks(tmp_path / "history.db")
+    index = HistoryIndex.open(tmp_path / "history.db")
+    index._upkeep.close()
+    autocheckpoint: list[int] = []
+
+    def committing(conn: Connection) -> None:
+        raw = conn.connection.driver_connection
+        assert raw is not None
+        autocheckpoint.append(raw.execute("PRAGMA wal_autocheckpoint").fetchone()[0])
+
+    event.listen(engine_of(index), "commit", committing)
+    assert sum(step.masked for step in iter_steps(index)) == LEAKS
+    assert autocheckpoint and set(autocheckpoint) == {0}
+    index.close()
