@@ -158,6 +158,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     if query is None:
         return USAGE
     index = open_index(args)
+    index.meaning_search = not args.words_only
     project = os.getcwd() if args.project is None else args.project
     scope = None if args.everywhere else project
     if args.json:
@@ -195,4 +196,9 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:
         "-k", type=top_k, default=5, help=_("how many turns, 1..{most} (default 5)", most=MAX_K)
     )
     search.add_argument("--json", action="store_true", help=_("print hits as JSON"))
+    search.add_argument(
+        "--words-only",
+        action="store_true",
+        help=_("rank by the words alone, without search by meaning"),
+    )
     search.set_defaults(run=cmd_search)

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 # The newest revision in alembic/versions (a test holds the two together). A database already
 # there opens without loading Alembic at all: `recall hook` runs once per agent turn.
-SCHEMA_HEAD = "0018_keys_and_audit"
+SCHEMA_HEAD = "0021_turn_vectors"
 
 
 def migrations_dir() -> Path:

@@ -1,0 +1,115 @@
+"""Search by meaning on the development sets: lexical (`recall --words-only`), dense (the nearest
+vectors alone) and hybrid (what ships with the extra), full and 4-word queries, one command.
+
+    python -m bench.quality_meaning [--sets datasette,tokio] [--out FILE]
+
+Each set is recorded into its own index under bench/out/quality/meaning-<set>.db and embedded
+there by the product's own background step (history/meaning/), once: a later run reuses the
+vectors. Scored by ../shared/quality/eval.py's `evaluate`, as bench.quality_eval does; one JSON
+line per (set, variant, length), then a Markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from bench.quality_eval import SHORT_QUERY_WORDS, evaluator, table
+from bench.quality_sets import OUT, set_dirs
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sets", default="datasette,tokio")
+    ap.add_argument("--out", type=Path)
+    args = ap.parse_args(argv)
+    shared = evaluator()
+    dirs = set_dirs()
+    out = args.out or OUT / f"meaning-{datetime.now(UTC):%Y%m%dT%H%M%S}.jsonl"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    rows: list[dict[str, Any]] = []
+    with out.open("w", encoding="utf-8") as sink:
+        for set_name in args.sets.split(","):
+            index = _recorded(set_name, dirs[set_name])
+            meaning = index.meaning()
+            started, waiting = time.monotonic(), meaning.waiting()
+            done = meaning.embed(
+                lambda d, left, name=set_name: print(
+                    f"{name}: {d} embedded, {left} left", file=sys.stderr, flush=True
+                )
+            )
+            if done:
+                rate = done / (time.monotonic() - started)
+                print(
+                    json.dumps({"set": set_name, "embedded": done, "turns_per_s": rate}),
+                    file=sys.stderr,
+                )
+            assert meaning.waiting() == 0, waiting
+            queries = shared.load_queries(dirs[set_name])
+            for variant, search in _searches(index).items():
+                for max_words in (None, SHORT_QUERY_WORDS):
+                    result = shared.evaluate(variant, search, queries, "all", max_words, [])
+                    row = {"set": set_name, "words": max_words or "full", **result}
+                    print(json.dumps(row), flush=True)
+                    sink.write(json.dumps(row) + "\n")
+                    rows.append(row)
+    print(table(rows))
+    return 0
+
+
+def _recorded(set_name: str, data_dir: Path) -> Any:
+    """The set's index, recorded the first time (as bench/quality_plugin.py records it)."""
+    from history import HistoryIndex
+    from history.importers.base import ImportedTurn
+
+    path = OUT / f"meaning-{set_name}.db"
+    index = HistoryIndex.open(path)
+    if index.count():
+        return index
+    turns = []
+    for line in (data_dir / "turns.jsonl").read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        t = json.loads(line)
+        turns.append(
+            ImportedTurn(
+                turn_id=t["turn_id"],
+                session_id=t["session_id"],
+                project=t["project"],
+                asked=t["asked"],
+                answered=t["answered"],
+                files=tuple(t["files"]),
+                edited=(),
+                tools=(),
+                tainted=False,
+                asked_at=datetime.fromisoformat(t["asked_at"]),
+            )
+        )
+    index.record_many(turns)
+    return index
+
+
+def _searches(index: Any) -> dict[str, Any]:
+    def lexical(query: str, k: int, project: str | None = None) -> list[str]:
+        index.meaning_search = False
+        return [hit.turn_id for hit in index.search(query, project=project, k=k)]
+
+    def hybrid(query: str, k: int, project: str | None = None) -> list[str]:
+        index.meaning_search = True
+        return [hit.turn_id for hit in index.search(query, project=project, k=k)]
+
+    def dense(query: str, k: int, project: str | None = None) -> list[str]:
+        near = index.meaning().nearest(query, k)
+        turns = index.turns_by_row([row for row, _score in near])
+        return [turns[row].turn_id for row, _score in near if row in turns]
+
+    return {"recall --words-only": lexical, "dense": dense, "hybrid": hybrid}
+
+
+if __name__ == "__main__":
+    sys.exit(main())
