@@ -643,6 +643,17 @@ class HistoryIndex:
         seconds, and do it, even when this process writes nothing."""
         if self.writable:
             self._upkeep.watch()
+            self._embed_in_background()
+
+    def _embed_in_background(self) -> None:
+        """Where search by meaning is installed, embed the turns waiting in a thread of this
+        long-running process (history/meaning/background.py)."""
+        found = self.meaning()
+        if found is None:
+            return
+        from history.meaning import background
+
+        background.start(found, lambda: self._closed)
 
     def tidy(self, seconds: float | None = None) -> bool:
         """Do the index upkeep that writes leave for later (merging the full-text index,

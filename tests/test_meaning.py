@@ -241,3 +241,54 @@ def test_the_packaged_model_finds_a_paraphrase_offline(tmp_path: Path) -> None:
     done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "topic-1", (done.stdout, time.monotonic() - started)
+
+
+def test_an_expired_turns_vector_goes_with_it_from_the_table_and_the_file(tmp_path: Path) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from history.importers.base import ImportedTurn
+
+    index = filled(tmp_path / "history.db", turns=150)
+    old = [
+        ImportedTurn(
+            turn_id=f"old-{n}",
+            session_id=f"old-{n % 3}",
+            project="/work/app",
+            asked=f"walrus ibex tapir number{n} marmoset",
+            answered="",
+            files=(),
+            edited=(),
+            tools=(),
+            tainted=False,
+            asked_at=datetime.now(UTC) - timedelta(days=400 + n),
+        )
+        for n in range(120)
+    ]
+    index.record_many(old)
+    fake = HashedWords()
+    index.meaning(fake).embed()
+    vectors = [quantized(fake.embed([turn.asked]))[0].tobytes() for turn in old[::10]]
+    assert all(vector in file_bytes(tmp_path) for vector in vectors)
+    assert index.retain(30) == 120
+    index.tidy()
+    with index.meaning().engine.connect() as conn:
+        left = conn.exec_driver_sql("SELECT count(*) FROM turn_vectors").scalar_one()
+    assert left == index.count()
+    index.close()
+    raw = file_bytes(tmp_path)
+    assert not [vector for vector in vectors if vector in raw]
+
+
+@pytest.mark.timing_sensitive
+def test_a_long_running_process_embeds_the_turns_waiting_in_the_background(
+    tmp_path: Path,
+) -> None:
+    index = filled(tmp_path / "history.db", turns=20)
+    found = index.meaning(HashedWords(MEANINGS))
+    index.watch()
+    deadline = time.monotonic() + 20
+    while found.waiting() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert found.waiting() == 0
+    assert index.search(PARAPHRASE, project=None, k=1)[0].turn_id == "topic-1"
+    index.close()

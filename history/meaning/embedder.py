@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 DIMENSIONS = 384
 BATCH = 16
-MAX_TOKENS = 256  # the model's own limit; a turn's text past it is not read
+MAX_TOKENS = 128  # a turn's text past it is not read (the model reads 256 at most; half costs half)
 # What a turn is embedded as: its question first, then as much answer and files as fit.
 TURN_CHARS = 2000
 

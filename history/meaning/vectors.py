@@ -93,6 +93,16 @@ def next_turns(conn: Connection, n: int) -> list[_Row]:
     return found
 
 
+def writing(engine: Engine) -> Engine:
+    """The engine whose transactions take SQLite's write lock first (BEGIN IMMEDIATE, waiting
+    out another writer, announced to a forget in steps); PostgreSQL's as it is."""
+    if engine.dialect.name != "sqlite":
+        return engine
+    from history.store.sqlite.engine import writer
+
+    return writer(engine)
+
+
 def embed_step(engine: Engine, embedder: Embedder, n: int = 16) -> int:
     """Embed the next `n` turns (read in one short transaction, the model run outside any, the
     vectors written in another); the number embedded, 0 when none wait. A turn forgotten
@@ -102,7 +112,7 @@ def embed_step(engine: Engine, embedder: Embedder, n: int = 16) -> int:
     if not rows:
         return 0
     vectors = quantized(embedder.embed([row.text for row in rows]))
-    with engine.begin() as conn:
+    with writing(engine).begin() as conn:
         marks = ", ".join(str(row.id) for row in rows)
         alive = set(conn.execute(text(f"SELECT id FROM turns WHERE id IN ({marks})")).scalars())
         values = [
