@@ -370,10 +370,23 @@ class HistoryIndex:
         found = self.meaning()
         return None if found is None else int(found.waiting())
 
+    def _vectors_stored(self) -> bool:
+        from history import meaning
+
+        engine = getattr(self._repository, "engine", None)
+        if engine is None or not meaning.installed():
+            return False
+        from sqlalchemy import text
+
+        with engine.connect() as conn:
+            return conn.execute(text("SELECT 1 FROM turn_vectors LIMIT 1")).first() is not None
+
     def _meaning_for_search(self) -> Any:
         if not self.meaning_search:
             return None
         try:
+            if self._meaning is None and not self._vectors_stored():
+                return None  # nothing to blend: numpy and the model are not even imported
             found = self.meaning()
             return found if found is not None and found.ready() else None
         except Exception as exc:  # the words still answer
