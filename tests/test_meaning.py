@@ -292,3 +292,26 @@ def test_a_long_running_process_embeds_the_turns_waiting_in_the_background(
     assert found.waiting() == 0
     assert index.search(PARAPHRASE, project=None, k=1)[0].turn_id == "topic-1"
     index.close()
+
+
+def test_on_postgresql_a_paraphrase_is_found_and_a_forget_takes_the_vector(
+    postgres_url: str,
+) -> None:
+    index = HistoryIndex.open(postgres_url)
+    for n, (asked, answered) in enumerate(TOPICS):
+        index.record(
+            turn_id=f"topic-{n}",
+            session_id=f"session-{n}",
+            project="/work/app",
+            asked=asked,
+            answered=answered,
+        )
+    found = index.meaning(HashedWords(MEANINGS))
+    assert found.embed() == len(TOPICS)
+    assert index.search(PARAPHRASE, project=None, k=1)[0].turn_id == "topic-1"
+    assert index.forget_session("session-1") == 1
+    with found.engine.connect() as conn:
+        left = conn.exec_driver_sql("SELECT count(*) FROM turn_vectors").scalar_one()
+    assert left == len(TOPICS) - 1
+    assert "topic-1" not in [hit.turn_id for hit in index.search(PARAPHRASE, project=None, k=10)]
+    index.close()
