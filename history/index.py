@@ -62,6 +62,7 @@ RETENTION_CHECK_SECONDS = 60.0
 RETENTION_MARGIN = 40
 # A search blended with meaning fuses the best this many of each ranking (history/meaning/blend.py).
 MEANING_CANDIDATES = 50
+MEANING_ENV = "RECALL_MEANING"
 
 # The shortest start of a turn id that opens the turn it names, when only one id starts so.
 MIN_TURN_PREFIX = 8
@@ -113,9 +114,10 @@ class HistoryIndex:
         self.writable = writable
         # Members' keys and the audit trail (history/members.py).
         self.members = Members(access or NoAccessRecords(), self._ids)
-        # Search blends in meaning where the optional extra is installed and turns have vectors
-        # (history/meaning/); False keeps it to words (`--words-only`).
-        self.meaning_search = True
+        # Search blends in meaning where the optional extra is installed, turns have vectors and
+        # this is True: off unless RECALL_MEANING=1 (or `recall search --meaning`), since the
+        # blend lost on one development set's 4-word queries (bench/RESULTS.md).
+        self.meaning_search = os.environ.get(MEANING_ENV) == "1"
         self._meaning: Any = None
 
     @classmethod

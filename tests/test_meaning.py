@@ -44,6 +44,7 @@ MEANINGS = {
 
 def filled(path: Path, turns: int = 0) -> HistoryIndex:
     index = HistoryIndex.open(path)
+    index.meaning_search = True  # off by default (RECALL_MEANING=1 turns it on)
     for n, (asked, answered) in enumerate(TOPICS):
         index.record(
             turn_id=f"topic-{n}",
@@ -217,7 +218,7 @@ needs_model = pytest.mark.skipif(
 PACKAGED_RUN = """
 import sys
 from history import HistoryIndex
-index = HistoryIndex.open(sys.argv[1])
+index = HistoryIndex.open(sys.argv[1])  # RECALL_MEANING=1 in its environment
 index.meaning().embed()
 print(index.search(sys.argv[2], project=None, k=1)[0].turn_id)
 """
@@ -231,6 +232,7 @@ def test_the_packaged_model_finds_a_paraphrase_offline(tmp_path: Path) -> None:
     env = {
         **os.environ,
         "HF_HUB_OFFLINE": "1",
+        "RECALL_MEANING": "1",
         "HF_HOME": str(tmp_path / "no-cache"),
         "PYTHONPATH": str(Path(__file__).resolve().parents[1]),
     }
@@ -298,6 +300,7 @@ def test_on_postgresql_a_paraphrase_is_found_and_a_forget_takes_the_vector(
     postgres_url: str,
 ) -> None:
     index = HistoryIndex.open(postgres_url)
+    index.meaning_search = True
     for n, (asked, answered) in enumerate(TOPICS):
         index.record(
             turn_id=f"topic-{n}",
@@ -315,3 +318,21 @@ def test_on_postgresql_a_paraphrase_is_found_and_a_forget_takes_the_vector(
     assert left == len(TOPICS) - 1
     assert "topic-1" not in [hit.turn_id for hit in index.search(PARAPHRASE, project=None, k=10)]
     index.close()
+
+
+def test_search_by_meaning_is_off_unless_asked_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The blend lost on one development set's 4-word queries: it ships behind a switch."""
+    monkeypatch.delenv("RECALL_MEANING", raising=False)
+    monkeypatch.setenv("RECALL_HOME", str(tmp_path / "home"))
+    index = filled(tmp_path / "home" / "history.db")
+    index.meaning(HashedWords(MEANINGS)).embed()
+    index.close()
+    index = HistoryIndex.open(tmp_path / "home" / "history.db")
+    index.meaning(HashedWords(MEANINGS))
+    assert not index.search(PARAPHRASE, project=None), "off by default"
+    monkeypatch.setenv("RECALL_MEANING", "1")
+    index = HistoryIndex.open(tmp_path / "home" / "history.db")
+    index.meaning(HashedWords(MEANINGS))
+    assert index.search(PARAPHRASE, project=None, k=1)[0].turn_id == "topic-1"

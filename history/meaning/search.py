@@ -77,4 +77,3 @@ class MeaningSearch:
 
 def _hit(turn: Turn, score: float) -> Hit:
     return Hit(**{name: getattr(turn, name) for name in TURN_FIELDS}, score=round(score, 6))
-
