@@ -60,6 +60,8 @@ class MeaningSearch:
         words = [(rows[hit.turn_id], hit.score) for hit in lexical if hit.turn_id in rows]
         missing = [row for row, _score in near if row not in by_row]
         turns = turns_by_row(missing) if missing else {}
+        if len(turns) < len(missing):  # a vector whose turn is gone: reload the matrix
+            self.matrix.stale()
         found: dict[int, Turn] = {**by_row, **{r: t for r, t in turns.items() if keep(t)}}
         meaning = [(row, score) for row, score in near if row in found]
         ranked = blend.blended(words, meaning)[:k]

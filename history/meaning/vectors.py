@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -28,7 +29,9 @@ SCALE = 127.0
 # Vectors compared a slice at a time: int8 turned into float32 costs memory per row compared.
 SLICE_ROWS = 32768
 
-_BOUNDS = text("SELECT min(turn_id), max(turn_id), count(*) FROM turn_vectors")
+_ENDS = text("SELECT min(turn_id), max(turn_id) FROM turn_vectors")
+# A search's matrix is read again whole at least this often (see VectorMatrix).
+RELOAD_SECONDS = 300.0
 _NEWER = text(
     "SELECT id, asked, answered, files FROM turns WHERE id > :hi ORDER BY id DESC LIMIT :n"
 )
@@ -75,7 +78,7 @@ _EPOCH = _epoch()
 
 def waiting(conn: Connection) -> int:
     """How many turns wait to be embedded."""
-    lo, hi, _count = conn.execute(_BOUNDS).one()
+    lo, hi = conn.execute(_ENDS).one()
     if hi is None:
         return int(conn.execute(_TURNS).scalar_one())
     newer = conn.execute(_WAITING_NEWER, {"hi": hi}).scalar_one()
@@ -84,7 +87,7 @@ def waiting(conn: Connection) -> int:
 
 def next_turns(conn: Connection, n: int) -> list[_Row]:
     """The next `n` turns to embed: those recorded since the newest embedded, then older ones."""
-    lo, hi, _count = conn.execute(_BOUNDS).one()
+    lo, hi = conn.execute(_ENDS).one()
     if hi is None:
         return _rows(conn.execute(_ALL, {"n": n}))
     found = _rows(conn.execute(_NEWER, {"hi": hi, "n": n}))
@@ -146,37 +149,43 @@ def embed_all(
 
 
 class VectorMatrix:
-    """Every stored vector in memory, refreshed when the table changed: new rows are appended,
-    anything else (a forget) reloads it."""
+    """Every stored vector in memory. A search looks only at the lowest and highest rowids (two
+    index seeks: counting the rows would read the whole table): rows added above are appended;
+    a change below, `stale()` (a search met a vector whose turn is gone) or RELOAD_SECONDS
+    reload it all, so a forgotten turn's vector leaves memory too."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self.ids: Any = np.zeros(0, np.int64)
         self.rows: Any = np.zeros((0, 0), np.int8)
-        self._bounds: tuple[Any, Any, int] = (None, None, 0)
+        self._bounds: tuple[Any, Any] = (None, None)
+        self._loaded_at = 0.0
+
+    def stale(self) -> None:
+        with self._lock:
+            self._bounds = (None, None)
 
     def refresh(self, conn: Connection) -> None:
-        bounds = tuple(conn.execute(_BOUNDS).one())
+        lo, hi = conn.execute(_ENDS).one()
         with self._lock:
-            if bounds == self._bounds:
+            old_lo, old_hi = self._bounds
+            fresh = time.monotonic() - self._loaded_at < RELOAD_SECONDS
+            if fresh and (lo, hi) == (old_lo, old_hi):
                 return
-            lo, hi, count = bounds
-            old_lo, old_hi, old_count = self._bounds
-            appended = old_hi is not None and lo == old_lo and hi is not None and hi > old_hi
             query = "SELECT turn_id, vector FROM turn_vectors"
+            appended = fresh and old_hi is not None and lo == old_lo and hi is not None
             if appended:
                 found = conn.execute(text(query + " WHERE turn_id > :hi"), {"hi": old_hi}).all()
-                if old_count + len(found) != count:
-                    appended = False
-            if not appended:
+            else:
                 found = conn.execute(text(query)).all()
+                self._loaded_at = time.monotonic()
             ids = np.fromiter((row[0] for row in found), np.int64, len(found))
             dims = len(found[0][1]) if found else 0
             rows = np.frombuffer(b"".join(bytes(row[1]) for row in found), np.int8)
             rows = rows.reshape(len(found), dims) if found else np.zeros((0, dims), np.int8)
             if appended:
                 ids, rows = np.concatenate([self.ids, ids]), np.concatenate([self.rows, rows])
-            self.ids, self.rows, self._bounds = ids, rows, bounds
+            self.ids, self.rows, self._bounds = ids, rows, (lo, hi)
 
     def nearest(self, query: Any, k: int) -> list[tuple[int, float]]:
         """The `k` rowids nearest `query` (a unit vector), with their cosine, best first."""
