@@ -2,9 +2,10 @@
 
 `turn_vectors` holds one row per turn embedded (history/meaning/vectors.py), keyed by the turn's
 rowid: the model that made it and its unit vector as int8, one byte a dimension. A turn's
-deletion takes its vector in the same statement: a trigger on SQLite (whose foreign keys are
-not enforced here), a cascading foreign key on PostgreSQL. The table exists whether or not the
-optional extra that fills it is installed; without it, it stays empty.
+deletion takes its vector in the same statement: a trigger on SQLite (whose foreign keys,
+declared as on PostgreSQL, are not enforced here), a cascading foreign key on PostgreSQL. The
+table exists whether or not the optional extra that fills it is installed; without it, it stays
+empty.
 
 Revision ID: 0021_turn_vectors
 Revises: 0018_keys_and_audit
@@ -33,7 +34,9 @@ def upgrade() -> None:
     if op.get_bind().dialect.name == "sqlite":
         op.execute(
             "CREATE TABLE turn_vectors (turn_id INTEGER NOT NULL, model VARCHAR NOT NULL, "
-            "vector BLOB NOT NULL, CONSTRAINT pk_turn_vectors PRIMARY KEY (turn_id))"
+            "vector BLOB NOT NULL, CONSTRAINT pk_turn_vectors PRIMARY KEY (turn_id), "
+            "CONSTRAINT fk_turn_vectors_turn_id_turns FOREIGN KEY(turn_id) REFERENCES turns (id) "
+            "ON DELETE CASCADE)"
         )
         op.execute(SQLITE_TRIGGER)
         return
@@ -44,7 +47,10 @@ def upgrade() -> None:
         sa.Column("vector", sa.LargeBinary(), nullable=False),
         sa.PrimaryKeyConstraint("turn_id", name=op.f("pk_turn_vectors")),
         sa.ForeignKeyConstraint(
-            ["turn_id"], ["turns.id"], name=op.f("fk_turn_vectors_turn_id"), ondelete="CASCADE"
+            ["turn_id"],
+            ["turns.id"],
+            name=op.f("fk_turn_vectors_turn_id_turns"),
+            ondelete="CASCADE",
         ),
     )
 

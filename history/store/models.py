@@ -17,8 +17,10 @@ from sqlalchemy import (
     Column,
     Computed,
     DateTime,
+    ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     PrimaryKeyConstraint,
     String,
@@ -286,3 +288,20 @@ class AuditEventTable(Base):
 
 
 AuditEventRow = AuditEventTable()
+
+
+class TurnVectorTable(Base):
+    """A turn's vector for search by meaning (history/meaning/vectors.py): the model that made it
+    and the unit vector as int8. Deleted with its turn: a cascading foreign key on PostgreSQL, a
+    trigger on SQLite (revision 0021)."""
+
+    __tablename__ = "turn_vectors"
+
+    turn_id = Column(
+        "turn_id", Integer, ForeignKey("turns.id", ondelete="CASCADE"), primary_key=True
+    )
+    model = Column("model", String, nullable=False)
+    vector = Column("vector", LargeBinary, nullable=False)
+
+
+TurnVectorRow = TurnVectorTable()
