@@ -29,7 +29,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path)
     ap.add_argument("--model", default="minilm-int8", choices=["minilm-int8", "paraphrase-l3"])
     ap.add_argument("--model-file", type=Path, help="paraphrase-l3's ONNX file")
+    ap.add_argument("--words-weight", type=float, help="the blend's lexical share (0.5 ships)")
     args = ap.parse_args(argv)
+    if args.words_weight is not None:
+        from history.meaning import blend
+
+        blend.WORDS_WEIGHT = args.words_weight
     shared = evaluator()
     dirs = set_dirs()
     out = args.out or OUT / f"meaning-{datetime.now(UTC):%Y%m%dT%H%M%S}.jsonl"
@@ -53,7 +58,10 @@ def main(argv: list[str] | None = None) -> int:
                 )
             assert meaning.waiting() == 0, waiting
             queries = shared.load_queries(dirs[set_name])
-            for variant, search in _searches(index, args.model).items():
+            searches = _searches(index, args.model)
+            if args.words_weight is not None:  # the blend alone, with the weight in its name
+                searches = {f"hybrid words {args.words_weight}": searches[f"hybrid {args.model}"]}
+            for variant, search in searches.items():
                 for max_words in (None, SHORT_QUERY_WORDS):
                     result = shared.evaluate(variant, search, queries, "all", max_words, [])
                     row = {"set": set_name, "words": max_words or "full", **result}

@@ -64,7 +64,7 @@ class MeaningSearch:
             self.matrix.stale()
         found: dict[int, Turn] = {**by_row, **{r: t for r, t in turns.items() if keep(t)}}
         meaning = [(row, score) for row, score in near if row in found]
-        ranked = blend.blended(words, meaning)[:k]
+        ranked = blend.blended(words, meaning, blend.WORDS_WEIGHT)[:k]
         return [_hit(found[row], score) for row, score in ranked]
 
     def _rows_of(self, turn_ids: list[str]) -> dict[str, int]:
