@@ -29,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path)
     ap.add_argument("--model", default="minilm-int8", choices=["minilm-int8", "paraphrase-l3"])
     ap.add_argument("--model-file", type=Path, help="paraphrase-l3's ONNX file")
-    ap.add_argument("--words-weight", type=float, help="the blend's lexical share (0.5 ships)")
+    ap.add_argument("--words-weight", type=float, help="the blend's lexical share (0.7 ships)")
     args = ap.parse_args(argv)
     if args.words_weight is not None:
         from history.meaning import blend

@@ -115,8 +115,9 @@ class HistoryIndex:
         # Members' keys and the audit trail (history/members.py).
         self.members = Members(access or NoAccessRecords(), self._ids)
         # Search blends in meaning where the optional extra is installed, turns have vectors and
-        # this is True: off unless RECALL_MEANING=1 (or `recall search --meaning`), since the
-        # blend lost on one development set's 4-word queries (bench/RESULTS.md).
+        # this is True: off unless RECALL_MEANING=1 (or `recall search --meaning`): a blended
+        # search still costs far more than the 25 ms it may add, and its weight was chosen on
+        # two of the six development sets (bench/RESULTS.md, "Search by meaning").
         self.meaning_search = os.environ.get(MEANING_ENV) == "1"
         self._meaning: Any = None
 
