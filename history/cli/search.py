@@ -158,6 +158,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     if query is None:
         return USAGE
     index = open_index(args)
+    if args.meaning or args.words_only:
+        index.meaning_search = args.meaning
     project = os.getcwd() if args.project is None else args.project
     scope = None if args.everywhere else project
     if args.json:
@@ -195,4 +197,15 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:
         "-k", type=top_k, default=5, help=_("how many turns, 1..{most} (default 5)", most=MAX_K)
     )
     search.add_argument("--json", action="store_true", help=_("print hits as JSON"))
+    ranking = search.add_mutually_exclusive_group()
+    ranking.add_argument(
+        "--meaning",
+        action="store_true",
+        help=_("blend in search by meaning (the meaning extra; default where RECALL_MEANING=1)"),
+    )
+    ranking.add_argument(
+        "--words-only",
+        action="store_true",
+        help=_("rank by the words alone, without search by meaning"),
+    )
     search.set_defaults(run=cmd_search)

@@ -5,4 +5,4 @@ loading SQLAlchemy."""
 
 from typing import Final
 
-SCHEMA_HEAD: Final = "0020_counts_without_work"
+SCHEMA_HEAD: Final = "0021_turn_vectors"

@@ -19,6 +19,7 @@ from sqlalchemy import (
     DateTime,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     PrimaryKeyConstraint,
     String,
@@ -286,3 +287,18 @@ class AuditEventTable(Base):
 
 
 AuditEventRow = AuditEventTable()
+
+
+class TurnVectorTable(Base):
+    """A turn's vector for search by meaning (history/meaning/vectors.py): the model that made it
+    and the unit vector as int8. Deleted with its turn by a trigger on turns (revision 0021;
+    PostgreSQL's turns, split by project, have no key on their id alone to refer to)."""
+
+    __tablename__ = "turn_vectors"
+
+    turn_id = Column("turn_id", Integer, primary_key=True)
+    model = Column("model", String, nullable=False)
+    vector = Column("vector", LargeBinary, nullable=False)
+
+
+TurnVectorRow = TurnVectorTable()

@@ -44,6 +44,10 @@ def empty_step(conn: Connection, turns: int, secure_delete: bool) -> int:
 
 
 def empty(conn: Connection, ids: list[int]) -> None:
+    """The turns' text emptied in place, and their vectors (search by meaning) with it."""
     for chunk in chunks(ids):
         marks = ", ".join("?" * len(chunk))
         conn.exec_driver_sql(f"UPDATE turns SET {EMPTY} WHERE id IN ({marks})", tuple(chunk))
+        conn.exec_driver_sql(
+            f"UPDATE turn_vectors SET vector = x'' WHERE turn_id IN ({marks})", tuple(chunk)
+        )

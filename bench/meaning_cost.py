@@ -1,0 +1,169 @@
+"""What search by meaning costs a search: lexical alone and hybrid, in the same run, both scopes,
+over N turns of the standard mix with a synthetic vector (random, unit, int8) for every turn.
+
+    python -m bench.meaning_cost [--turns 100000] [--queries 300] [--out FILE]
+
+The query's vector is synthetic too (no model run: its cost is measured apart, in RESULTS), so
+the difference is the vector search, the blend and the reading of the dense side's turns.
+The matrix is loaded once, as a long-running process (the service, the MCP server) keeps it; the
+load itself is timed apart. Prints one JSON line per measure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import resource
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bench import corpus
+from history import HistoryIndex
+from history.meaning.embedder import DIMENSIONS, Embedder
+from history.meaning.vectors import quantized, writing
+
+OUT = Path(__file__).resolve().parent / "out"
+
+
+class RandomVectors(Embedder):
+    model_id = "random-unit"
+
+    def __init__(self) -> None:
+        self.rng = np.random.default_rng(11)
+
+    def embed(self, texts: Any) -> Any:
+        rows = self.rng.standard_normal((len(texts), DIMENSIONS)).astype(np.float32)
+        return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def built(path: Path, turns: int) -> HistoryIndex:
+    index = HistoryIndex.open(path)
+    have = index.count()
+    source = itertools.islice(corpus.turns(), have, turns)
+    while True:
+        batch = list(itertools.islice(source, 2000))
+        if not batch:
+            break
+        index.record_many(batch)
+    return index
+
+
+def add_vectors(index: HistoryIndex) -> float:
+    """A random unit vector for every turn without one; the seconds it took."""
+    meaning = index.meaning(RandomVectors())
+    started = time.monotonic()
+    rng = np.random.default_rng(5)
+    with writing(meaning.engine).begin() as conn:
+        ids = list(
+            conn.exec_driver_sql(
+                "SELECT id FROM turns WHERE id NOT IN (SELECT turn_id FROM turn_vectors)"
+            ).scalars()
+        )
+        for at in range(0, len(ids), 10000):
+            chunk = ids[at : at + 10000]
+            rows = rng.standard_normal((len(chunk), DIMENSIONS)).astype(np.float32)
+            vectors = quantized(rows / np.linalg.norm(rows, axis=1, keepdims=True))
+            conn.exec_driver_sql(
+                "INSERT INTO turn_vectors (turn_id, model, vector) VALUES (?, ?, ?)",
+                [(i, "random-unit", v.tobytes()) for i, v in zip(chunk, vectors, strict=True)],
+            )
+    return time.monotonic() - started
+
+
+def timed(index: HistoryIndex, queries: list[corpus.Query], everywhere: bool) -> list[float]:
+    out = []
+    for query in queries:
+        started = time.perf_counter()
+        index.search(query.text, project=None if everywhere else query.project, k=5)
+        out.append(1000 * (time.perf_counter() - started))
+    return out
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--turns", type=int, default=100_000)
+    ap.add_argument("--queries", type=int, default=300)
+    ap.add_argument("--db", type=Path)
+    ap.add_argument("--out", type=Path)
+    ap.add_argument("--prepare", action="store_true", help="build the index and vectors only")
+    args = ap.parse_args(argv)
+    path = args.db or OUT / f"meaning-cost-{args.turns}.db"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    index = built(path, args.turns)
+    before = os.path.getsize(path)
+    seconds = add_vectors(index)
+    index.tidy()
+    after = os.path.getsize(path)
+    if args.prepare:
+        return 0
+    meaning = index.meaning(RandomVectors())
+    rows: list[dict[str, Any]] = []
+
+    def say(**row: Any) -> None:
+        row = {"turns": args.turns, **row}
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+
+    say(metric="vectors_written_s", value=round(seconds, 2))
+    say(metric="file_growth_bytes", value=after - before)
+    with meaning.engine.connect() as conn:
+        started = time.perf_counter()
+        meaning.matrix.refresh(conn)
+        say(metric="matrix_load_ms", value=round(1000 * (time.perf_counter() - started), 1))
+    say(metric="matrix_bytes", value=int(meaning.matrix.rows.nbytes + meaning.matrix.ids.nbytes))
+    queries = corpus.queries(args.queries)
+    for everywhere in (False, True):
+        scope = "everywhere" if everywhere else "project"
+        index.meaning_search = False
+        timed(index, queries[:20], everywhere)  # warm
+        lexical = timed(index, queries, everywhere)
+        index.meaning_search = True
+        timed(index, queries[:20], everywhere)
+        hybrid = timed(index, queries, everywhere)
+        for name, values in (("lexical", lexical), ("hybrid", hybrid)):
+            say(
+                metric="search_ms",
+                scope=scope,
+                variant=name,
+                p50=round(percentile(values, 0.5), 2),
+                p95=round(percentile(values, 0.95), 2),
+            )
+        added = [h - w for h, w in zip(hybrid, lexical, strict=True)]
+        say(
+            metric="hybrid_added_ms",
+            scope=scope,
+            p95_of_difference=round(percentile(hybrid, 0.95) - percentile(lexical, 0.95), 2),
+            median_added=round(percentile(added, 0.5), 2),
+        )
+    near = [0.0] * 0
+    q = RandomVectors().embed(["x"])[0]
+    for _ in range(50):
+        started = time.perf_counter()
+        meaning.matrix.nearest(q, 50)
+        near.append(1000 * (time.perf_counter() - started))
+    say(
+        metric="nearest_ms",
+        p50=round(percentile(near, 0.5), 2),
+        p95=round(percentile(near, 0.95), 2),
+    )
+    say(metric="max_rss_mb", value=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+    if args.out:
+        with args.out.open("a", encoding="utf-8") as sink:
+            for row in rows:
+                sink.write(json.dumps(row) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

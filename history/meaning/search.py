@@ -1,0 +1,81 @@
+"""A search blended with meaning: the lexical ranking's candidates and the nearest vectors',
+fused (blend.py), the dense side's turns kept only where the lexical search would have looked
+(the same project, days and retention: `keep`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from sqlalchemy import Engine, text
+
+from history.domain import TURN_FIELDS, Hit, Turn
+from history.meaning import blend
+from history.meaning.embedder import Embedder, default_embedder
+from history.meaning.vectors import VectorMatrix, embed_all, waiting
+
+_ANY = text("SELECT 1 FROM turn_vectors LIMIT 1")
+
+
+class MeaningSearch:
+    def __init__(self, engine: Engine, embedder: Embedder | None = None) -> None:
+        self.engine = engine
+        self._embedder = embedder
+        self.matrix = VectorMatrix()
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = default_embedder()
+        return self._embedder
+
+    def ready(self) -> bool:
+        """Some turn has a vector."""
+        with self.engine.connect() as conn:
+            return conn.execute(_ANY).first() is not None
+
+    def waiting(self) -> int:
+        with self.engine.connect() as conn:
+            return waiting(conn)
+
+    def embed(self, progress: Callable[[int, int], None] | None = None, batch: int = 16) -> int:
+        return embed_all(self.engine, self.embedder, batch, progress)
+
+    def nearest(self, query: str, k: int = blend.CANDIDATES) -> list[tuple[int, float]]:
+        with self.engine.connect() as conn:
+            self.matrix.refresh(conn)
+        return self.matrix.nearest(self.embedder.embed([query])[0], k)
+
+    def blended(
+        self,
+        query: str,
+        lexical: Sequence[Hit],
+        turns_by_row: Callable[[Sequence[int]], dict[int, Turn]],
+        keep: Callable[[Turn], bool],
+        k: int,
+    ) -> list[Hit]:
+        """The best `k` of the lexical hits and the turns nearest `query`, blended."""
+        near = self.nearest(query)
+        rows = self._rows_of([hit.turn_id for hit in lexical])
+        by_row = {rows[hit.turn_id]: hit for hit in lexical if hit.turn_id in rows}
+        words = [(rows[hit.turn_id], hit.score) for hit in lexical if hit.turn_id in rows]
+        missing = [row for row, _score in near if row not in by_row]
+        turns = turns_by_row(missing) if missing else {}
+        if len(turns) < len(missing):  # a vector whose turn is gone: reload the matrix
+            self.matrix.stale()
+        found: dict[int, Turn] = {**by_row, **{r: t for r, t in turns.items() if keep(t)}}
+        meaning = [(row, score) for row, score in near if row in found]
+        ranked = blend.blended(words, meaning, blend.WORDS_WEIGHT)[:k]
+        return [_hit(found[row], score) for row, score in ranked]
+
+    def _rows_of(self, turn_ids: list[str]) -> dict[str, int]:
+        if not turn_ids:
+            return {}
+        marks = ", ".join(f":t{at}" for at in range(len(turn_ids)))
+        query = text(f"SELECT turn_id, id FROM turns WHERE turn_id IN ({marks})")
+        with self.engine.connect() as conn:
+            found = conn.execute(query, {f"t{at}": t for at, t in enumerate(turn_ids)})
+            return {str(turn_id): int(row) for turn_id, row in found}
+
+
+def _hit(turn: Turn, score: float) -> Hit:
+    return Hit(**{name: getattr(turn, name) for name in TURN_FIELDS}, score=round(score, 6))

@@ -1,0 +1,338 @@
+"""Search by meaning (history/meaning/): a turn found by what it was about, not its words; its
+vector forgotten with it, to the bytes; the background embedding resumed after a kill; and,
+where nothing is embedded or the extra is absent, search exactly as lexical as before.
+
+The fake model (HashedWords) runs everywhere numpy does (the dev install has it); the tests of
+the packaged model skip without the `meaning` extra."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("numpy", reason="history/meaning needs numpy (the dev or meaning extra)")
+
+from history import HistoryIndex, meaning
+from history.meaning.embedder import HashedWords
+from history.meaning.vectors import quantized
+from tests.helpers.cli_runs import recall
+
+TOPICS = [
+    ("the deploy to kubernetes failed on a missing secret", "added the secret to the chart"),
+    ("the login form rejects valid passwords", "trimmed whitespace before hashing"),
+    ("css of the settings page overflows on phones", "wrapped the grid"),
+    ("the nightly backup job runs twice", "removed the duplicate cron entry"),
+    ("parser crashes on empty yaml files", "returned an empty mapping"),
+    ("flaky test in the payment webhook suite", "awaited the mock server"),
+]
+# The fake's "understanding": these words of a query land where the turn's words do.
+PARAPHRASE = "signing in refuses correct credentials"
+MEANINGS = {
+    "signing": "login",
+    "refuses": "rejects",
+    "correct": "valid",
+    "credentials": "passwords",
+}
+
+
+def filled(path: Path, turns: int = 0) -> HistoryIndex:
+    index = HistoryIndex.open(path)
+    index.meaning_search = True  # off by default (RECALL_MEANING=1 turns it on)
+    for n, (asked, answered) in enumerate(TOPICS):
+        index.record(
+            turn_id=f"topic-{n}",
+            session_id=f"session-{n}",
+            project="/work/app",
+            asked=asked,
+            answered=answered,
+        )
+    for n in range(turns):
+        index.record(
+            turn_id=f"more-{n}",
+            session_id=f"more-{n % 5}",
+            project="/work/app",
+            asked=f"routine change number {n}",
+            answered="done",
+        )
+    return index
+
+
+def test_a_turn_is_found_by_a_paraphrase_that_shares_no_word_with_it(tmp_path: Path) -> None:
+    index = filled(tmp_path / "history.db")
+    assert not index.search(PARAPHRASE, project=None), "the words alone find nothing"
+    index.meaning(HashedWords(MEANINGS)).embed()
+    found = index.search(PARAPHRASE, project=None, k=3)
+    assert found[0].turn_id == "topic-1"
+    index.meaning_search = False
+    assert not index.search(PARAPHRASE, project=None), "--words-only keeps to the words"
+
+
+def test_a_search_by_meaning_keeps_to_the_project_asked(tmp_path: Path) -> None:
+    index = filled(tmp_path / "history.db")
+    index.record(
+        turn_id="elsewhere",
+        session_id="other",
+        project="/work/other",
+        asked="the login form rejects valid passwords",
+        answered="same bug elsewhere",
+    )
+    index.meaning(HashedWords(MEANINGS)).embed()
+    found = index.search(PARAPHRASE, project="/work/app", k=10)
+    assert "topic-1" in [hit.turn_id for hit in found]
+    assert "elsewhere" not in [hit.turn_id for hit in found]
+
+
+def test_with_nothing_embedded_the_results_are_the_lexical_ones(tmp_path: Path) -> None:
+    index = filled(tmp_path / "history.db", turns=40)
+    index.meaning(HashedWords())  # installed, but no turn embedded yet
+    queries = ["login passwords", "routine change", "yaml parser crashes", "number 7"]
+    blended = [[(h.turn_id, h.score) for h in index.search(q, project=None, k=5)] for q in queries]
+    index.meaning_search = False
+    lexical = [[(h.turn_id, h.score) for h in index.search(q, project=None, k=5)] for q in queries]
+    assert blended == lexical
+
+
+def test_without_the_extra_search_is_lexical_and_stats_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(meaning, "installed", lambda: False)
+    monkeypatch.setenv("RECALL_HOME", str(tmp_path / "home"))
+    index = filled(tmp_path / "home" / "history.db")
+    assert index.meaning() is None
+    assert index.search("login passwords", project=None)[0].turn_id == "topic-1"
+    index.close()
+    code, out, _err = recall(capsys, "stats")
+    assert code == 0
+    assert re.search(r"meaning search: +not installed", out), out
+    code, _out, err = recall(capsys, "search", "--words-only", "--everywhere", "login")
+    assert code == 0, err
+
+
+def test_stats_says_how_many_turns_wait_to_be_embedded(tmp_path: Path) -> None:
+    index = filled(tmp_path / "history.db", turns=10)
+    found = index.meaning(HashedWords())
+    assert found.waiting() == 16
+    assert found.embed(batch=4) == 16
+    assert found.waiting() == 0
+    index.record(turn_id="new", session_id="s", project="/work/app", asked="a new one", answered="")
+    assert found.waiting() == 1
+
+
+def test_the_newest_turns_are_embedded_first(tmp_path: Path) -> None:
+    index = filled(tmp_path / "history.db", turns=30)
+    from history.meaning.vectors import embed_step
+
+    found = index.meaning(HashedWords())
+    embed_step(found.engine, found.embedder, 5)
+    with found.engine.connect() as conn:
+        rows = conn.exec_driver_sql("SELECT turn_id FROM turn_vectors").scalars().all()
+        newest = conn.exec_driver_sql("SELECT max(id) FROM turns").scalar_one()
+    assert sorted(rows) == list(range(newest - 4, newest + 1))
+
+
+def file_bytes(directory: Path) -> bytes:
+    return b"".join(p.read_bytes() for p in directory.iterdir() if p.name.startswith("history.db"))
+
+
+@pytest.mark.parametrize("how", ["session", "project"])
+def test_a_forgotten_turns_vector_is_gone_from_the_table_and_the_file(
+    tmp_path: Path, how: str
+) -> None:
+    index = filled(tmp_path / "history.db", turns=200)
+    doomed_text = "zebra quokka narwhal axolotl pangolin okapi"
+    index.record(
+        turn_id="doomed",
+        session_id="doomed",
+        project="/work/doomed",
+        asked=doomed_text,
+        answered="",
+    )
+    fake = HashedWords()
+    index.meaning(fake).embed()
+    vector = quantized(fake.embed([doomed_text]))[0].tobytes()
+    assert vector in file_bytes(tmp_path)
+    if how == "session":
+        assert index.forget_session("doomed") == 1
+    else:
+        assert index.forget_project("/work/doomed") == 1
+    engine = index.meaning().engine
+    with engine.connect() as conn:
+        left = conn.exec_driver_sql("SELECT count(*) FROM turn_vectors").scalar_one()
+        turns = conn.exec_driver_sql("SELECT count(*) FROM turns").scalar_one()
+    assert left == turns
+    index.close()
+    assert vector not in file_bytes(tmp_path)
+
+
+EMBED_SLOWLY = """
+import sys, time
+from history import HistoryIndex
+from history.meaning.embedder import HashedWords
+
+class Slow(HashedWords):
+    def embed(self, texts):
+        time.sleep(0.15)
+        return super().embed(texts)
+
+index = HistoryIndex.open(sys.argv[1])
+index.meaning(Slow()).embed(lambda done, left: print(done, flush=True), batch=4)
+"""
+
+
+@pytest.mark.timing_sensitive
+def test_the_background_embedding_resumes_after_a_kill(tmp_path: Path) -> None:
+    path = tmp_path / "history.db"
+    filled(path, turns=60).close()
+    child = subprocess.Popen(
+        [sys.executable, "-c", EMBED_SLOWLY, str(path)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+    )
+    assert child.stdout is not None
+    first = child.stdout.readline()  # a batch is in
+    assert first.strip(), "the child embedded nothing"
+    os.kill(child.pid, signal.SIGKILL)
+    child.wait(timeout=10)
+    index = HistoryIndex.open(path)
+    found = index.meaning(HashedWords())
+    left = found.waiting()
+    assert 0 < left < 66
+    assert found.embed() == left
+    with found.engine.connect() as conn:
+        vectors = conn.exec_driver_sql("SELECT count(*) FROM turn_vectors").scalar_one()
+    assert vectors == 66 and found.waiting() == 0
+
+
+needs_model = pytest.mark.skipif(
+    not meaning.installed(), reason="the meaning extra (pip install '.[meaning]') is not installed"
+)
+
+PACKAGED_RUN = """
+import sys
+from history import HistoryIndex
+index = HistoryIndex.open(sys.argv[1])  # RECALL_MEANING=1 in its environment
+index.meaning().embed()
+print(index.search(sys.argv[2], project=None, k=1)[0].turn_id)
+"""
+
+
+@needs_model
+def test_the_packaged_model_finds_a_paraphrase_offline(tmp_path: Path) -> None:
+    """No network and no model cache: everything comes from the installed packages."""
+    path = tmp_path / "history.db"
+    filled(path).close()
+    env = {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "RECALL_MEANING": "1",
+        "HF_HOME": str(tmp_path / "no-cache"),
+        "PYTHONPATH": str(Path(__file__).resolve().parents[1]),
+    }
+    command = [sys.executable, "-c", PACKAGED_RUN, str(path), PARAPHRASE]
+    if subprocess.run(["unshare", "-n", "true"], capture_output=True, check=False).returncode == 0:
+        command = ["unshare", "-n", *command]  # a network namespace with no way out
+    started = time.monotonic()
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "topic-1", (done.stdout, time.monotonic() - started)
+
+
+def test_an_expired_turns_vector_goes_with_it_from_the_table_and_the_file(tmp_path: Path) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from history.importers.base import ImportedTurn
+
+    index = filled(tmp_path / "history.db", turns=150)
+    old = [
+        ImportedTurn(
+            turn_id=f"old-{n}",
+            session_id=f"old-{n % 3}",
+            project="/work/app",
+            asked=f"walrus ibex tapir number{n} marmoset",
+            answered="",
+            files=(),
+            edited=(),
+            tools=(),
+            tainted=False,
+            asked_at=datetime.now(UTC) - timedelta(days=400 + n),
+        )
+        for n in range(120)
+    ]
+    index.record_many(old)
+    fake = HashedWords()
+    index.meaning(fake).embed()
+    vectors = [quantized(fake.embed([turn.asked]))[0].tobytes() for turn in old[::10]]
+    assert all(vector in file_bytes(tmp_path) for vector in vectors)
+    assert index.retain(30) == 120
+    index.tidy()
+    with index.meaning().engine.connect() as conn:
+        left = conn.exec_driver_sql("SELECT count(*) FROM turn_vectors").scalar_one()
+    assert left == index.count()
+    index.close()
+    raw = file_bytes(tmp_path)
+    assert not [vector for vector in vectors if vector in raw]
+
+
+@pytest.mark.timing_sensitive
+def test_a_long_running_process_embeds_the_turns_waiting_in_the_background(
+    tmp_path: Path,
+) -> None:
+    index = filled(tmp_path / "history.db", turns=20)
+    found = index.meaning(HashedWords(MEANINGS))
+    index.watch()
+    deadline = time.monotonic() + 20
+    while found.waiting() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert found.waiting() == 0
+    assert index.search(PARAPHRASE, project=None, k=1)[0].turn_id == "topic-1"
+    index.close()
+
+
+def test_on_postgresql_a_paraphrase_is_found_and_a_forget_takes_the_vector(
+    postgres_url: str,
+) -> None:
+    index = HistoryIndex.open(postgres_url)
+    index.meaning_search = True
+    for n, (asked, answered) in enumerate(TOPICS):
+        index.record(
+            turn_id=f"topic-{n}",
+            session_id=f"session-{n}",
+            project="/work/app",
+            asked=asked,
+            answered=answered,
+        )
+    found = index.meaning(HashedWords(MEANINGS))
+    assert found.embed() == len(TOPICS)
+    assert index.search(PARAPHRASE, project=None, k=1)[0].turn_id == "topic-1"
+    assert index.forget_session("session-1") == 1
+    with found.engine.connect() as conn:
+        left = conn.exec_driver_sql("SELECT count(*) FROM turn_vectors").scalar_one()
+    assert left == len(TOPICS) - 1
+    assert "topic-1" not in [hit.turn_id for hit in index.search(PARAPHRASE, project=None, k=10)]
+    index.close()
+
+
+def test_search_by_meaning_is_off_unless_asked_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The blend lost on one development set's 4-word queries: it ships behind a switch."""
+    monkeypatch.delenv("RECALL_MEANING", raising=False)
+    monkeypatch.setenv("RECALL_HOME", str(tmp_path / "home"))
+    index = filled(tmp_path / "home" / "history.db")
+    index.meaning(HashedWords(MEANINGS)).embed()
+    index.close()
+    index = HistoryIndex.open(tmp_path / "home" / "history.db")
+    index.meaning(HashedWords(MEANINGS))
+    assert not index.search(PARAPHRASE, project=None), "off by default"
+    monkeypatch.setenv("RECALL_MEANING", "1")
+    index = HistoryIndex.open(tmp_path / "home" / "history.db")
+    index.meaning(HashedWords(MEANINGS))
+    assert index.search(PARAPHRASE, project=None, k=1)[0].turn_id == "topic-1"
