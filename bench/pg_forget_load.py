@@ -199,7 +199,7 @@ def run(
     limits: tuple[float, float] = (60.0, 600.0),
 ) -> tuple[Run, Run, list[Forgotten]]:
     """The quiet searches, the loaded run and the two forgets."""
-    from tests.integration.postgres.test_postgres_forgetting import relation_files
+    from tests.helpers.pg_files import relation_files
 
     def found(needle: bytes) -> bool:
         """Whether `needle` is in a file of `turns` (read a segment at a time)."""

@@ -195,7 +195,7 @@ def test_forgetting_removes_the_work_from_the_database_files(
         raw = file_bytes(tmp_path)
         assert CANARY.encode() not in raw and CANARY[-8:].encode() not in raw
     else:
-        from tests.integration.postgres.test_postgres_forgetting import (
+        from tests.helpers.pg_files import (
             relation_bytes,
             scrubbed,
             url,

@@ -19,7 +19,7 @@ from bench.corpus import default_end
 from bench.measure import percentile
 from history import HistoryIndex
 from tests.helpers.engines import engine_of
-from tests.integration.postgres.test_postgres_forgetting import relation_bytes, scrubbed
+from tests.helpers.pg_files import relation_bytes, scrubbed
 
 _FILES = text(
     "SELECT c.relname, c.relfilenode FROM pg_partition_tree('turns') t"

@@ -20,8 +20,8 @@ from history.importers.base import ImportedTurn
 from history.store.postgres import project_index, schema, search
 from history.store.search_plan import Window
 from tests.helpers.engines import engine_of
+from tests.helpers.pg_oracle import exhaustive
 from tests.helpers.postgres import ranking_statements
-from tests.integration.postgres.test_postgres_search import exhaustive
 
 WORDS = ["login", "flow", "cache", "token", "retry", "12e5abc", "café", "snake_case_name"]
 PROJECTS = ["/a", "/b", "/c"]

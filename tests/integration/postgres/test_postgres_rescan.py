@@ -5,9 +5,9 @@ the table, its TOAST table or their indexes once the scrub has run."""
 from __future__ import annotations
 
 from history import HistoryIndex
+from tests.helpers.pg_files import relation_bytes, scrubbed
 from tests.helpers.rescan_setup import MISSED, PLAIN_TURNS, PROJECT, SECRET, TOKEN
 from tests.helpers.rescan_setup import record_under_older_rules as record_old
-from tests.integration.postgres.test_postgres_forgetting import relation_bytes, scrubbed
 
 
 def test_a_secret_stored_under_older_rules_is_masked_and_gone_from_the_files(

@@ -10,8 +10,8 @@ import pytest
 
 from history import HistoryIndex
 from history.tools import RecallHistoryTool
+from tests.helpers.pg_files import relation_bytes, scrubbed, url
 from tests.helpers.retention import CANARY, OLD, RECENT, turns
-from tests.integration.postgres.test_postgres_forgetting import relation_bytes, scrubbed, url
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ the top k: its answer is the exhaustive ranking's (every match scored, then LIMI
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -15,10 +14,9 @@ from sqlalchemy import text
 
 from history import HistoryIndex
 from history.importers.base import ImportedTurn
-from history.ranking import idf
 from history.store.postgres import schema, search, search_bounds
-from history.store.postgres.repository import PostgresTurnRepository
 from tests.helpers.engines import engine_of
+from tests.helpers.pg_oracle import exhaustive
 
 COMMON, MIDDLING = ["alpha", "beta", "gamma"], [f"mid{n}" for n in range(30)]
 RARE = [f"rare{n}" for n in range(300)]
@@ -51,24 +49,6 @@ def index(postgres_url_for_module: str) -> Any:
     assert opened.record_many(turns).new == 600
     yield opened
     opened.close()
-
-
-def exhaustive(index: HistoryIndex, words: Sequence[str], project: str | None) -> list[str]:
-    repository = index._repository
-    assert isinstance(repository, PostgresTurnRepository) and engine_of(index) is not None
-    with engine_of(index).connect() as conn:
-        rows, frequency = repository._search.counts.rows_and_counts(conn, words)
-        params: dict[str, Any] = {f"w{n}": word for n, word in enumerate(words)}
-        params |= {f"i{n}": idf(rows, frequency[word]) for n, word in enumerate(words)}
-        where = f"{schema.VECTOR_COLUMN} @@ ({search.any_of(range(len(words)))})"
-        if project is not None:
-            where += " AND project = :project"
-            params["project"] = project
-        sql = (
-            f"SELECT turn_id FROM turns WHERE {where} ORDER BY "
-            f"{search.score_expression(len(words))} DESC, asked_at DESC LIMIT 5"
-        )
-        return [str(turn_id) for (turn_id,) in conn.execute(text(sql), params)]
 
 
 QUERIES = [

@@ -13,7 +13,7 @@ import pytest
 from history import HistoryIndex
 from history.importers.base import ImportedTurn
 from history.store.postgres import search, search_bounds
-from tests.integration.postgres.test_postgres_search import exhaustive
+from tests.helpers.pg_oracle import exhaustive
 
 # Words in about 2%, 5%, 10%, 20% and 35% of the turns: weights from ~3.9 down to ~0.6, so a
 # common word's turns with a rarer word in the answer compete with a rarer word's own turns.

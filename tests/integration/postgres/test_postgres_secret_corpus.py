@@ -5,9 +5,9 @@ field of a turn, then none of them in the files of the table, its TOAST table or
 from __future__ import annotations
 
 from history import HistoryIndex
+from tests.helpers.pg_files import relation_bytes
 from tests.helpers.secret_corpus import FORMS
 from tests.helpers.secret_store import record_form
-from tests.integration.postgres.test_postgres_forgetting import relation_bytes
 
 
 def test_no_secret_of_the_corpus_reaches_the_relation_files(postgres_url: str) -> None:

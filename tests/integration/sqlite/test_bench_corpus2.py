@@ -26,7 +26,7 @@ from history.ranking import COLUMN_WEIGHTS
 from history.store.sqlite import best_turns, fts_search, rank_extension
 from tests.helpers.bench_runs import run_bench
 from tests.helpers.engines import engine_of
-from tests.integration.sqlite.test_fast_search import assert_top_k, exhaustive
+from tests.helpers.oracle import assert_top_k, exhaustive
 
 END = datetime(2026, 6, 1, tzinfo=UTC)
 SAMPLE = 300  # turns of each generator in an oracle index

@@ -20,7 +20,7 @@ from history.query import stem
 from history.ranking import idf
 from history.store.sqlite import best_turns, fts, fts_search, rank_extension
 from tests.helpers.engines import engine_of
-from tests.integration.sqlite.test_fast_search import assert_top_k, exhaustive
+from tests.helpers.oracle import assert_top_k, exhaustive
 
 pytestmark = pytest.mark.skipif(
     rank_extension.library_path() is None, reason="recall_best_turns is not compiled here"

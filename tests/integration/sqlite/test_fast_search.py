@@ -16,13 +16,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import text
 
-from history import HistoryIndex, Hit, project_key
-from history.ranking import exact_form_bonus, idf, score_bound, share_of_best
+from history import HistoryIndex, project_key
 from history.store.search_plan import Window
-from history.store.sqlite import exact_forms, fts, fts_search, rank_extension
+from history.store.sqlite import exact_forms, fts_search, rank_extension
 from history.store.sqlite.fts import project_tag
 from history.store.sqlite.fts_parts import WEIGHTS, Part
 from tests.helpers.engines import engine_of
+from tests.helpers.oracle import assert_top_k, exhaustive
 
 NOW = datetime.now(UTC)
 
@@ -51,43 +51,6 @@ def index(tmp_path: Path) -> HistoryIndex:
             asked_at=NOW - timedelta(hours=80 - n),
         )
     return index
-
-
-def exhaustive(
-    index: HistoryIndex, query_terms: list[str], project: str | None
-) -> dict[str, float]:
-    """The score of every matching turn: bm25 as FTS5 computes it with every term in the MATCH,
-    plus the exact-form bonus, as a share of the most a turn could score."""
-    match = " OR ".join(f'"{term}"' for term in query_terms)
-    sql = (
-        "SELECT t.turn_id, -bm25(turns_fts, 3.0, 1.0, 1.0), t.asked, t.answered, t.files"
-        " FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid WHERE turns_fts MATCH :m"
-        + (" AND t.project = :p" if project else "")
-    )
-    count = text("SELECT count(*) FROM turns_fts WHERE turns_fts MATCH :m")
-    with engine_of(index).connect() as conn:
-        rows = fts.indexed_rows(conn)
-        term_idf = {
-            term: idf(rows, conn.execute(count, {"m": f'"{term}"'}).scalar_one())
-            for term in query_terms
-        }
-        found = conn.execute(text(sql), {"m": match, "p": project})
-        return {
-            str(turn_id): share_of_best(
-                float(score) + exact_form_bonus(query_terms, t, term_idf),
-                [score_bound(value) for value in term_idf.values()],
-            )
-            for turn_id, score, *t in found
-        }
-
-
-def assert_top_k(hits: list[Hit], truth: dict[str, float], k: int) -> None:
-    """`hits` are the exhaustive ranking's best `k`: the same scores, and each hit's own score.
-    (Exact ties may be broken either way: their sums can differ in the last bit.)"""
-    best = sorted(truth.values(), reverse=True)[:k]
-    assert [hit.score for hit in hits] == pytest.approx(best, rel=1e-9)
-    for hit in hits:
-        assert hit.score == pytest.approx(truth[hit.turn_id], rel=1e-9)
 
 
 @pytest.fixture(params=["at once", "in parts"])

@@ -19,7 +19,7 @@ from history import HistoryIndex, upkeep
 from history.query import stem
 from history.store.sqlite import best_turns, fts_search, rank_extension, word_counts
 from tests.helpers.engines import engine_of
-from tests.integration.sqlite.test_fast_search import assert_top_k, exhaustive
+from tests.helpers.oracle import assert_top_k, exhaustive
 
 pytestmark = pytest.mark.skipif(
     rank_extension.library_path() is None, reason="recall_best_turns is not compiled here"

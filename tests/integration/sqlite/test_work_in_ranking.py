@@ -27,7 +27,7 @@ from history.ranking import (
 )
 from history.store.sqlite import best_turns, fts, fts_search, rank_extension, word_counts
 from tests.helpers.engines import engine_of
-from tests.integration.sqlite.test_fast_search import assert_top_k
+from tests.helpers.oracle import assert_top_k
 
 pytestmark = pytest.mark.skipif(
     rank_extension.library_path() is None, reason="recall_bm25 is not compiled here"
