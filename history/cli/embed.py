@@ -46,12 +46,12 @@ def cmd_embed(args: argparse.Namespace) -> int:
         if left and now - said[0] < PROGRESS_SECONDS:
             return
         said[0] = now
-        rate = done / max(now - started, 1e-9)
+        rate = format(done / max(now - started, 1e-9), ".1f")
         shown = _(
             "embedded {done}, {left} left ({rate} turns/s)",
             done=number(done),
             left=number(left),
-            rate=f"{rate:.1f}",
+            rate=rate,
         )
         print(shown, file=sys.stderr, flush=True)
 
