@@ -21,6 +21,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+# history/meaning sets one BLAS thread before numpy is imported (as in `recall serve`); this
+# file imports numpy first, so it sets the same default itself.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 import numpy as np
 
 from bench import corpus
