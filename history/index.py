@@ -349,7 +349,7 @@ class HistoryIndex:
                 and not (policy and policy.expired(turn.project, turn.asked_at, now))
             )
 
-        hits = meaning.blended(query, found, self._repository.turns_by_row, keep, k)
+        hits = meaning.blended(query, found, self._repository.turns_by_row, keep, k, scope)
         return SearchResults(hits, found.approximate)
 
     def meaning(self, embedder: Any = None) -> Any:
@@ -684,6 +684,8 @@ class HistoryIndex:
         """Scrub what was deleted out of the file (`short_steps`: see Maintenance.scrub); if a
         reader's snapshot holds it back, say so: the scrub stays owed in the database and
         whoever comes next finishes it."""
+        if removed and self._meaning is not None:
+            self._meaning.matrix.stale()  # the next search reads the vectors left, not theirs
         if not removed and not self._owes():
             return
         try:

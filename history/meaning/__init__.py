@@ -15,6 +15,14 @@ blend.py (the fusion). Nothing heavy is imported here: `installed()` only looks.
 from __future__ import annotations
 
 import importlib.util
+import os
+import sys
+
+# One BLAS thread for the matrix-vector product of a search (vectors.py), unless the user set
+# another: it reads memory, a second thread gained little alone and lost when the cores were
+# busy (bench/RESULTS.md). Only takes effect if numpy is not imported yet.
+if "numpy" not in sys.modules:
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 # What the extra brings: the runtime, the tokenizer's runtime, and the two packages whose files
 # are the model (the int8 ONNX export) and its tokenizer.

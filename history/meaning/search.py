@@ -40,10 +40,13 @@ class MeaningSearch:
     def embed(self, progress: Callable[[int, int], None] | None = None, batch: int = 16) -> int:
         return embed_all(self.engine, self.embedder, batch, progress)
 
-    def nearest(self, query: str, k: int = blend.CANDIDATES) -> list[tuple[int, float]]:
+    def nearest(
+        self, query: str, k: int = blend.CANDIDATES, project: str | None = None
+    ) -> list[tuple[int, float]]:
+        """The `k` turns nearest `query` (only `project`'s when given): rowids and cosines."""
         with self.engine.connect() as conn:
             self.matrix.refresh(conn)
-        return self.matrix.nearest(self.embedder.embed([query])[0], k)
+        return self.matrix.nearest(self.embedder.embed([query])[0], k, project)
 
     def blended(
         self,
@@ -52,9 +55,11 @@ class MeaningSearch:
         turns_by_row: Callable[[Sequence[int]], dict[int, Turn]],
         keep: Callable[[Turn], bool],
         k: int,
+        project: str | None = None,
     ) -> list[Hit]:
-        """The best `k` of the lexical hits and the turns nearest `query`, blended."""
-        near = self.nearest(query)
+        """The best `k` of the lexical hits and the turns nearest `query` (in `project`, the
+        stored key, when given), blended."""
+        near = self.nearest(query, project=project)
         rows = self._rows_of([hit.turn_id for hit in lexical])
         by_row = {rows[hit.turn_id]: hit for hit in lexical if hit.turn_id in rows}
         words = [(rows[hit.turn_id], hit.score) for hit in lexical if hit.turn_id in rows]
