@@ -379,10 +379,9 @@ class HistoryIndex:
         engine = getattr(self._repository, "engine", None)
         if engine is None or not meaning.installed():
             return False
-        from sqlalchemy import text
+        from history.meaning.stored import vectors_stored
 
-        with engine.connect() as conn:
-            return conn.execute(text("SELECT 1 FROM turn_vectors LIMIT 1")).first() is not None
+        return vectors_stored(engine)
 
     def _meaning_for_search(self) -> Any:
         if not self.meaning_search:

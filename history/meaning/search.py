@@ -11,9 +11,8 @@ from sqlalchemy import Engine, text
 from history.domain import TURN_FIELDS, Hit, Turn
 from history.meaning import blend
 from history.meaning.embedder import Embedder, default_embedder
+from history.meaning.stored import vectors_stored
 from history.meaning.vectors import VectorMatrix, embed_all, waiting
-
-_ANY = text("SELECT 1 FROM turn_vectors LIMIT 1")
 
 
 class MeaningSearch:
@@ -30,8 +29,7 @@ class MeaningSearch:
 
     def ready(self) -> bool:
         """Some turn has a vector."""
-        with self.engine.connect() as conn:
-            return conn.execute(_ANY).first() is not None
+        return vectors_stored(self.engine)
 
     def waiting(self) -> int:
         with self.engine.connect() as conn:

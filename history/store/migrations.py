@@ -8,6 +8,7 @@ migrates as a clone does.
 from __future__ import annotations
 
 import importlib.util
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -34,7 +35,9 @@ def migrations_dir() -> Path:
 def alembic_config(connection: Connection | None = None) -> Config:
     from alembic.config import Config
 
-    config = Config()
+    # Alembic's default stream is sys.stdout as it was when alembic.config was first imported,
+    # which (imported lazily) may be a stream closed since: name the one of this call.
+    config = Config(stdout=sys.stdout)
     config.set_main_option("script_location", str(migrations_dir()))
     if connection is not None:
         config.attributes["connection"] = connection

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -235,3 +237,40 @@ def test_0008_keeps_owed_forget_work_in_the_database_and_its_downgrade_drops_it(
     migrations.downgrade(engine, "0007_word_forms_and_cjk_text")
     assert not {"forget_work", "owed_scrub"} & tables(engine)
     assert "turns_fts" in tables(engine)
+
+
+ALEMBIC_FIRST_IMPORTED_UNDER_A_CLOSED_STREAM = """
+import io, sys
+from pathlib import Path
+from alembic import command
+from sqlalchemy import create_engine
+caught = io.StringIO()
+sys.stdout, real = caught, sys.stdout
+import alembic.config  # its default stream is bound here, to a stream about to close
+sys.stdout = real
+caught.close()
+from history import HistoryIndex
+from history.store import migrations
+HistoryIndex.open(Path(sys.argv[1])).close()
+with create_engine(f"sqlite:///{sys.argv[1]}").connect() as conn:
+    command.check(migrations.alembic_config(conn))
+"""
+
+
+def test_alembic_check_works_when_alembic_was_first_imported_under_a_closed_stream(
+    tmp_path: Path,
+) -> None:
+    """alembic.config binds sys.stdout as its default stream when first imported; imported
+    lazily inside a captured test, the suite's later check wrote to a closed file."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            ALEMBIC_FIRST_IMPORTED_UNDER_A_CLOSED_STREAM,
+            str(tmp_path / "h.db"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
