@@ -16,6 +16,9 @@ from datetime import UTC, datetime, timedelta
 
 from history.limits import MAX_DAYS
 
+# How the settings spell "every project".
+EVERY = ""
+
 # What a project's turns may be kept for at the longest; an age is given as `90d`, `12w`, `1y`.
 _AGE = re.compile(r"\s*(\d{1,6})\s*([dwy]?)\s*", re.IGNORECASE)
 _DAYS_PER_UNIT = {"": 1, "d": 1, "w": 7, "y": 365}

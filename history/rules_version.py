@@ -11,3 +11,10 @@ then re-scanned under the new rules by the upkeep and `recall doctor --rescan`
 from typing import Final
 
 RULES_VERSION: Final = 4
+
+# The re-scan's rows in the settings table (history/store/rescan.py), beside the retention
+# settings, all beginning with RESERVED_PREFIX: the version the stored turns follow, and how far
+# a re-scan has got.
+RESERVED_PREFIX: Final = "(secret rules "
+VERSION_KEY: Final = RESERVED_PREFIX + "version)"
+THROUGH_PREFIX: Final = RESERVED_PREFIX + "re-scanned through"

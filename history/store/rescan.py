@@ -39,11 +39,11 @@ from sqlalchemy.exc import DBAPIError
 from history.domain import turn_fields_of_type
 from history.limits import MAX_PATH_CHARS, MAX_TEXT_CHARS, MAX_WORK_CHARS
 from history.rules_version import RULES_VERSION
+from history.rules_version import THROUGH_PREFIX as _THROUGH_PREFIX
+from history.rules_version import VERSION_KEY as VERSION_KEY
 from history.store.models import RetentionSetting, Turn
 from history.store.rows import names_json
 
-VERSION_KEY = "(secret rules version)"
-_THROUGH_PREFIX = "(secret rules re-scanned through"
 # A step masks turns read for about SCAN_SECONDS (no lock held), then holds the write lock for
 # about HOLD_SECONDS, its commit included (what it could not write in that time, the next step
 # does).

@@ -19,6 +19,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import DBAPIError
 
+from history.retention import EVERY as EVERY
 from history.retention import NEVER, RetentionPolicy
 from history.store import hiding, rescan
 from history.store.models import (
@@ -29,9 +30,6 @@ from history.store.models import (
     Turn,
     UtcDateTime,
 )
-
-# How the tables spell "every project".
-EVERY = ""
 
 
 def _key(project: str | None) -> str:

@@ -13,6 +13,8 @@ from types import ModuleType
 from history.query import fold, index_text
 from history.store.sqlite import rank_extension, summaries
 
+FTS_TABLE = "turns_fts"
+
 BUSY_TIMEOUT_MS = 5_000
 WAL_AUTOCHECKPOINT_PAGES = 10_000
 # A write transaction's page cache (SQLite's default, which reads keep, is 2 MiB): a batch of

@@ -29,13 +29,14 @@ from pathlib import Path
 from typing import Any
 
 from history.domain import TURN_FIELDS, NewTurn, UpsertCounts
-from history.retention import RetentionPolicy
-from history.rules_version import RULES_VERSION
+from history.retention import EVERY, RetentionPolicy
+from history.rules_version import RESERVED_PREFIX, RULES_VERSION, VERSION_KEY
 from history.store.head import SCHEMA_HEAD
 from history.store.row_values import row_values
 from history.store.sqlite import summaries
 from history.store.sqlite.connection import (
     BUSY_TIMEOUT_MS,
+    FTS_TABLE,
     READER_CACHE_KIB,
     WRITER_CACHE_KIB,
     set_up,
@@ -44,13 +45,6 @@ from history.store.sqlite.connection import (
 from history.store.sqlite.forgetting import writers
 
 log = logging.getLogger(__name__)
-
-# The names of what only the whole path looks after (held to the modules that own them by
-# tests/test_direct_record.py; those modules load SQLAlchemy).
-RULES_KEY = "(secret rules version)"  # store/rescan.py: the settings row of the rules' version
-RESERVED_PREFIX = "(secret rules "  # rescan.py's rows in the settings table, not retention
-FTS_TABLE = "turns_fts"
-EVERY = ""  # store/retention.py: the settings' key of every project
 
 _COLUMNS = ", ".join(TURN_FIELDS)
 _UPSERT = (
@@ -121,7 +115,7 @@ def _current(conn: sqlite3.Connection) -> bool:
         conn, "SELECT 1 FROM owed_scrub LIMIT 1"
     ):
         return False
-    rules = _one(conn, "SELECT keep_days FROM retention_settings WHERE project = ?", RULES_KEY)
+    rules = _one(conn, "SELECT keep_days FROM retention_settings WHERE project = ?", VERSION_KEY)
     if rules is None or int(rules) < RULES_VERSION:
         return False  # a re-scan is due (or a store not yet settled): the upkeep's to start
     indexed = _one(conn, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", FTS_TABLE)

@@ -15,9 +15,9 @@ from __future__ import annotations
 from sqlalchemy import Connection, text
 from sqlalchemy.exc import OperationalError
 
+from history.store.sqlite.connection import FTS_TABLE as FTS_TABLE
 from history.store.sqlite.connection import INDEX_TEXT_FUNCTION
 
-FTS_TABLE = "turns_fts"
 TEXT_COLUMNS = ("asked", "answered", "files", "work")
 # One token per project (a column of `turns` computed from `project`): a project-scoped search
 # intersects posting lists inside FTS5 instead of looking up every match's row.

@@ -15,13 +15,12 @@ from typing import Any
 
 import pytest
 
-from history import HistoryIndex
+from history import HistoryIndex, rules_version
 from history.direct_record import DirectRecorder, direct_recorder
 from history.domain import Turn
 from history.prepare import RecordCounts
 from history.store import rescan
-from history.store import retention as stored_retention
-from history.store.sqlite import direct, fts
+from history.store.sqlite import direct
 from history.store.sqlite.connection import set_up, sqlite_driver
 
 NOW = datetime.now(UTC).replace(microsecond=0)
@@ -208,7 +207,7 @@ def test_a_file_that_needs_more_than_a_write_is_left_to_the_whole_path(
     root = tmp_path / "work"
     database = make_home(tmp_path / "home", root)
     sql = FALLBACKS[case]
-    _set(database, sql, *([direct.RULES_KEY] if "?" in sql else []))
+    _set(database, sql, *([rules_version.VERSION_KEY] if "?" in sql else []))
     before = table_rows(database)["turns"] if case != "an older revision" else None
     prepared = [turn("t-x", "s1", str(root / "p"), 0.1)]
     assert direct.record_many(database, prepared) is None
@@ -237,14 +236,12 @@ def test_a_missing_read_only_or_named_database_is_not_written_directly(
     assert direct_recorder(tmp_path / "home") is None
 
 
-def test_what_the_direct_path_names_is_what_the_whole_path_names() -> None:
-    """The names direct.py keeps to itself, so as not to load the modules that own them."""
-    assert direct.RULES_KEY == rescan.VERSION_KEY
+def test_the_direct_paths_filter_of_the_settings_agrees_with_the_rescans_own() -> None:
+    """direct.py tells the re-scan's rows of the settings table from retention by their prefix
+    (rules_version.RESERVED_PREFIX); rescan.reserved says which rows are the re-scan's."""
     for key in (rescan.VERSION_KEY, rescan._through_key()):
-        assert rescan.reserved(key) and key.startswith(direct.RESERVED_PREFIX)
-    assert not rescan.reserved("/" + direct.RESERVED_PREFIX)
-    assert direct.FTS_TABLE == fts.FTS_TABLE
-    assert direct.EVERY == stored_retention.EVERY
+        assert rescan.reserved(key) and key.startswith(rules_version.RESERVED_PREFIX)
+    assert not rescan.reserved("/" + rules_version.RESERVED_PREFIX)
 
 
 HOOK = """
