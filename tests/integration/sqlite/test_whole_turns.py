@@ -29,6 +29,7 @@ from history.importers.whole import (
 )
 from history.limits import MAX_TEXT_CHARS
 from tests.helpers.corpus import CORPUS
+from tests.helpers.importing import prompt, write
 
 
 def corpus_files(fmt: str) -> list[Path]:
@@ -245,17 +246,6 @@ def test_a_reimport_gives_identical_turns(fmt: str, tmp_path: Path) -> None:
 # A Claude Code transcript written here, for the bounds and the hook.
 
 
-def user(n: int, text: str, session: str = "s-whole") -> dict[str, Any]:
-    return {
-        "type": "user",
-        "uuid": f"u{n}",
-        "sessionId": session,
-        "cwd": "/home/dev/shop",
-        "timestamp": f"2026-03-0{n}T10:00:00Z",
-        "message": {"role": "user", "content": text},
-    }
-
-
 def assistant(n: int, *blocks: dict[str, Any], session: str = "s-whole") -> dict[str, Any]:
     return {
         "type": "assistant",
@@ -273,12 +263,6 @@ def bash(command: str) -> dict[str, Any]:
     return {"type": "tool_use", "id": command[:8], "name": "Bash", "input": {"command": command}}
 
 
-def write(path: Path, lines: list[dict[str, Any]]) -> Path:
-    with path.open("a", encoding="utf-8") as handle:
-        handle.writelines(json.dumps(line) + "\n" for line in lines)
-    return path
-
-
 def test_a_200_kb_answer_keeps_its_first_and_last_text_whole_and_says_where_it_cut(
     tmp_path: Path,
 ) -> None:
@@ -286,7 +270,7 @@ def test_a_200_kb_answer_keeps_its_first_and_last_text_whole_and_says_where_it_c
     middle = [text(f"step {n} " + "x" * 2_000) for n in range(100)]  # 200 KB between them
     path = write(
         tmp_path / "s.jsonl",
-        [user(1, "speed up the cart"), assistant(1, text(first), *middle, text(last))],
+        [prompt(1, "speed up the cart", "s-whole"), assistant(1, text(first), *middle, text(last))],
     )
     (turn,) = FORMATS["claude-code"].read(path).turns
     assert len(turn.answered) <= MAX_TEXT_CHARS
@@ -301,7 +285,9 @@ def test_a_200_kb_answer_keeps_its_first_and_last_text_whole_and_says_where_it_c
 
 def test_a_work_log_past_its_bound_says_how_many_entries_were_left_out(tmp_path: Path) -> None:
     commands = [bash(f"pytest -q tests/test_{n}.py " + "-k long " * 20) for n in range(400)]
-    path = write(tmp_path / "s.jsonl", [user(1, "run every test"), assistant(1, *commands)])
+    path = write(
+        tmp_path / "s.jsonl", [prompt(1, "run every test", "s-whole"), assistant(1, *commands)]
+    )
     (turn,) = FORMATS["claude-code"].read(path).turns
     work = turn.work.splitlines()
     assert len(turn.work) <= WORK_CHARS + 100
@@ -354,7 +340,9 @@ def test_claude_codes_other_edit_tools_and_an_interrupted_command(tmp_path: Path
         },
         "toolUseResult": "Error: No such file",
     }
-    path = write(tmp_path / "s.jsonl", [user(1, "edit"), assistant(1, *calls), stopped, refused])
+    path = write(
+        tmp_path / "s.jsonl", [prompt(1, "edit", "s-whole"), assistant(1, *calls), stopped, refused]
+    )
     (turn,) = FORMATS["claude-code"].read(path).turns
     assert turn.work.splitlines() == [
         "~ a.py",
@@ -457,7 +445,7 @@ def test_the_hook_keeps_the_transcripts_answer_and_a_later_import_agrees(
     index: HistoryIndex, tmp_path: Path
 ) -> None:
     opening = assistant(1, text("Plan: move the cart to Redis."), bash("redis-cli ping"))
-    path = write(tmp_path / "s.jsonl", [user(1, "speed up the cart"), opening])
+    path = write(tmp_path / "s.jsonl", [prompt(1, "speed up the cart", "s-whole"), opening])
     # Stop fired before the transcript holds the last message: the payload's is appended.
     summary = import_hook(index, hook(path, "Done: the cart lives in Redis."))
     assert summary is not None and summary.new == 1
@@ -478,7 +466,10 @@ def test_the_hook_keeps_the_transcripts_answer_and_a_later_import_agrees(
 def test_a_hook_for_another_session_leaves_the_answer_alone(
     index: HistoryIndex, tmp_path: Path
 ) -> None:
-    path = write(tmp_path / "s.jsonl", [user(1, "cart plan"), assistant(1, text("Plan: redis."))])
+    path = write(
+        tmp_path / "s.jsonl",
+        [prompt(1, "cart plan", "s-whole"), assistant(1, text("Plan: redis."))],
+    )
     payload = json.loads(hook(path, "Done: other words."))
     import_hook(index, json.dumps({**payload, "session_id": "someone-else"}))
     assert answer_of(index, "claude-code:s-whole:u1") == "Plan: redis."
