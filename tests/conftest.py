@@ -13,6 +13,7 @@ from history import HistoryIndex
 from history.store.sqlite import fts
 from tests.helpers import postgres
 from tests.helpers.browser import chromium
+from tests.helpers.templates import migrated_copy
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -63,7 +64,7 @@ def database_url(backend: str, tmp_path: Path) -> str:
     if backend == "postgresql":
         postgres.require_server()
         return postgres.emptied_url()
-    return str(tmp_path / "history.db")
+    return str(migrated_copy(tmp_path / "history.db"))
 
 
 @pytest.fixture
@@ -99,7 +100,8 @@ def any_index(
     """An index on each search path: FTS5, and the LIKE fallback of an SQLite without it."""
     if request.param == "like":
         monkeypatch.setattr(fts, "fts5_available", lambda conn: False)
-    opened = HistoryIndex.open(tmp_path / "history.db")
+    path = migrated_copy(tmp_path / "history.db", full_text=request.param == "fts5")
+    opened = HistoryIndex.open(path)
     assert opened.full_text is (request.param == "fts5")
     yield opened
     opened.close()

@@ -91,13 +91,18 @@ def drop(name: str) -> None:
     _execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
+# Dropped at the end of the run, not after each test: a DROP DATABASE waits for a checkpoint of
+# the whole server (~0.5 s quiet, seconds when another database is being written).
+_done_with: list[str] = []
+
+
 def fresh_url() -> Iterator[str]:
     """The URL of a new database at head (for tests that change its schema), dropped after."""
     name = fresh_database()
     try:
         yield url_of(name)
     finally:
-        drop(name)
+        _done_with.append(name)
 
 
 def empty_url() -> Iterator[str]:
@@ -108,7 +113,7 @@ def empty_url() -> Iterator[str]:
     try:
         yield url_of(name)
     finally:
-        drop(name)
+        _done_with.append(name)
 
 
 _reused: str | None = None
@@ -152,9 +157,10 @@ def emptied_url() -> str:
 
 
 def drop_databases() -> None:
-    """At the end of the run: the reused database and the template."""
+    """At the end of the run: the databases of tests that changed their schema, the reused
+    database and the template."""
     if not _unreachable:
-        for name in (_reused, _template):
+        for name in (*_done_with, _reused, _template):
             if name is not None:
                 drop(name)
 

@@ -5,7 +5,10 @@
 from __future__ import annotations
 
 import shutil
+import sqlite3
 import tempfile
+from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -31,4 +34,42 @@ def _template(full_text: bool) -> Path:
 def migrated_copy(path: Path, *, full_text: bool = True) -> Path:
     """`path` becomes a new, empty database at head (the LIKE fallback's without full text)."""
     shutil.copyfile(_template(full_text), path)
+    return path
+
+
+_built: dict[str, Path] = {}
+
+
+def built_copy(path: Path, key: str, build: Callable[[HistoryIndex], None]) -> HistoryIndex:
+    """`path` opened as a copy of a database that `build` filled once per test process (under
+    `key`): a module's tests share their corpus without recording it again for each test. The
+    copy is the file as `build` left it, taken before closing (closing runs the upkeep due)."""
+    if key not in _built:
+        folder = Path(tempfile.mkdtemp(prefix="recall-built-"))
+        filling = HistoryIndex.open(migrated_copy(folder / "filling.db"))
+        build(filling)
+        assert not (folder / "filling.id-key").exists()  # no id is masked: the copy needs no key
+        with (
+            closing(sqlite3.connect(folder / "filling.db")) as source,
+            closing(sqlite3.connect(folder / "history.db")) as copy,
+        ):
+            source.backup(copy)
+        filling.close()
+        _built[key] = folder / "history.db"
+    shutil.copyfile(_built[key], path)
+    return HistoryIndex.open(path)
+
+
+_filled: dict[str, Path] = {}
+
+
+def filled_copy(path: Path, key: str, fill: Callable[[Path], None]) -> Path:
+    """`path` becomes a copy of the file `fill` wrote and closed, once per test process (under
+    `key`)."""
+    if key not in _filled:
+        source = Path(tempfile.mkdtemp(prefix="recall-filled-")) / path.name
+        fill(source)
+        assert not Path(f"{source}-wal").exists() or not Path(f"{source}-wal").stat().st_size
+        _filled[key] = source
+    shutil.copyfile(_filled[key], path)
     return path

@@ -12,6 +12,7 @@ from sqlalchemy import text
 from history import HistoryIndex
 from history.store.sqlite import fts
 from tests.helpers.engines import engine_of
+from tests.helpers.templates import migrated_copy
 
 NOW = datetime.now(UTC)
 
@@ -41,7 +42,8 @@ def any_index(
     if request.param == "postgresql":
         opened = HistoryIndex.open(request.getfixturevalue("postgres_url"))
     else:
-        opened = HistoryIndex.open(tmp_path / "history.db")
+        path = migrated_copy(tmp_path / "history.db", full_text=request.param != "like")
+        opened = HistoryIndex.open(path)
     assert opened.full_text is (request.param != "like")
     yield opened
     opened.close()

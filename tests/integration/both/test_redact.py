@@ -183,10 +183,12 @@ def test_hostile_megabyte_is_redacted_quickly(text: str) -> None:
     gc.collect()
     gc.freeze()  # the suite's own objects: a collection would walk them, not redaction's
     try:
-        for _ in range(2):
+        for _ in range(2):  # a second try only where the first was slow
             started = time.thread_time()
             assert redact(text) == once
             fastest = min(fastest, time.thread_time() - started)
+            if fastest <= 0.25:
+                break
     finally:
         gc.unfreeze()
     assert fastest <= 0.25

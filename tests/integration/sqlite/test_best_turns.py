@@ -21,6 +21,7 @@ from history.ranking import idf
 from history.store.sqlite import best_turns, fts, fts_search, rank_extension
 from tests.helpers.engines import engine_of
 from tests.helpers.oracle import assert_top_k, exhaustive
+from tests.helpers.templates import built_copy
 
 pytestmark = pytest.mark.skipif(
     rank_extension.library_path() is None, reason="recall_best_turns is not compiled here"
@@ -54,15 +55,18 @@ def record(index: HistoryIndex, n: int, rng: random.Random, project: str = "/p")
 
 @pytest.fixture
 def index(tmp_path: Path) -> HistoryIndex:
-    index = HistoryIndex.open(tmp_path / "history.db")
-    rng = random.Random(7)
-    for n in range(150):
-        record(index, n, rng, project=f"/p{n % 2}")
+    index = built_copy(tmp_path / "history.db", __name__, fill)
     with engine_of(index).connect() as conn:
         if not best_turns.compiled(conn):
             pytest.skip("the ranking library was built before recall_best_turns: rebuild it")
-    assert index.tidy()  # the upkeep builds the lists
     return index
+
+
+def fill(index: HistoryIndex) -> None:
+    rng = random.Random(7)
+    for n in range(150):
+        record(index, n, rng, project=f"/p{n % 2}")
+    assert index.tidy()  # the upkeep builds the lists (with the small lists set above)
 
 
 def scores_alone(index: HistoryIndex, word: str) -> dict[int, float]:

@@ -23,6 +23,7 @@ from history.store.sqlite.fts import project_tag
 from history.store.sqlite.fts_parts import WEIGHTS, Part
 from tests.helpers.engines import engine_of
 from tests.helpers.oracle import assert_top_k, exhaustive
+from tests.helpers.templates import built_copy, migrated_copy
 
 NOW = datetime.now(UTC)
 
@@ -37,8 +38,11 @@ def ranking_function(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyP
 
 
 @pytest.fixture
-def index(tmp_path: Path) -> HistoryIndex:
-    index = HistoryIndex.open(tmp_path / "history.db")
+def index(tmp_path: Path, ranking_function: str) -> HistoryIndex:
+    return built_copy(tmp_path / "history.db", f"{__name__} {ranking_function}", fill)
+
+
+def fill(index: HistoryIndex) -> None:
     for n in range(80):
         asked = "parser cache " * (n % 4) + ("zeppelin " * (1 + n % 3) if n % 8 == 0 else "")
         index.record(
@@ -50,7 +54,6 @@ def index(tmp_path: Path) -> HistoryIndex:
             files=[f"src/mod{n % 7}.py"],
             asked_at=NOW - timedelta(hours=80 - n),
         )
-    return index
 
 
 @pytest.fixture(params=["at once", "in parts"])
@@ -127,7 +130,7 @@ def test_any_corpus_any_query_the_fast_top_k_is_exhaustive_bm25s(
     query: list[str],
     k: int,
 ) -> None:
-    index = HistoryIndex.open(tmp_path_factory.mktemp("h") / "history.db")
+    index = HistoryIndex.open(migrated_copy(tmp_path_factory.mktemp("h") / "history.db"))
     for n, words in enumerate(texts):
         index.record(
             turn_id=f"t{n}",
@@ -257,7 +260,7 @@ def test_a_windowed_part_ranks_its_newest_turns_and_says_whether_they_were_all(
 ) -> None:
     # One walk newest first scores the window's turns (fts_search._ranked): the best of them by
     # bm25, and "whole" exactly when the part matched no more than the window.
-    index = HistoryIndex.open(tmp_path_factory.mktemp("h") / "history.db")
+    index = HistoryIndex.open(migrated_copy(tmp_path_factory.mktemp("h") / "history.db"))
     for n, (words, project) in enumerate(texts):
         index.record(
             turn_id=f"t{n}",

@@ -21,6 +21,7 @@ from history import HistoryIndex
 from history.api import create_app
 from history.store.sqlite import opening
 from tests.helpers.forgetting import file_bytes
+from tests.helpers.templates import filled_copy
 
 PROJECT, KEPT = "/work/doomed", "/work/kept"
 DOOMED_TURNS = 5_000
@@ -37,6 +38,11 @@ def python(code: str, home: Path) -> subprocess.Popen[str]:
 
 
 def fill(path: Path) -> None:
+    """5,020 turns recorded, tidied and closed: written once, copied for each test."""
+    filled_copy(path, __name__, _fill)
+
+
+def _fill(path: Path) -> None:
     from datetime import UTC, datetime
 
     from history.importers.base import ImportedTurn

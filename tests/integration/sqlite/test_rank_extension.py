@@ -18,6 +18,7 @@ from history.query import stem, words
 from history.ranking import COLUMN_WEIGHTS, bm25_scores
 from history.store.sqlite import rank_extension, word_counts
 from tests.helpers.engines import engine_of
+from tests.helpers.templates import migrated_copy
 
 NOW = datetime.now(UTC)
 BM25 = "bm25(turns_fts, 3.0, 1.0, 1.0, 0.5, 0.0)"
@@ -83,7 +84,7 @@ def _compiled() -> None:
 def index(tmp_path: Path) -> HistoryIndex:
     """Sixty turns, every fifth with work that names the query's words."""
     _compiled()
-    index = HistoryIndex.open(tmp_path / "history.db")
+    index = HistoryIndex.open(migrated_copy(tmp_path / "history.db"))
     fill(index)
     return index
 
@@ -92,7 +93,7 @@ def index(tmp_path: Path) -> HistoryIndex:
 def workless(tmp_path: Path) -> HistoryIndex:
     """The same turns without work."""
     _compiled()
-    index = HistoryIndex.open(tmp_path / "history.db")
+    index = HistoryIndex.open(migrated_copy(tmp_path / "history.db"))
     fill(index, work=False)
     return index
 
@@ -172,7 +173,7 @@ def test_told_the_rows_kept_recall_bm25_keeps_bm25s_best_with_their_scores(
     # Rows that cannot be among the best `keep` are not given their length, nor their score:
     # the best `keep` are the exhaustive ranking's (bm25()'s without work).
     _compiled()
-    index = HistoryIndex.open(tmp_path / "history.db")
+    index = HistoryIndex.open(migrated_copy(tmp_path / "history.db"))
     fill(index, work=work)
     order = f" ORDER BY 2, rowid DESC LIMIT {keep}"
     function = f"recall_bm25(turns_fts, 3.0, 1.0, 1.0, 0.5, 0.0, NULL, NULL, NULL, {keep})"

@@ -28,6 +28,7 @@ from history.ranking import (
 from history.store.sqlite import best_turns, fts, fts_search, rank_extension, word_counts
 from tests.helpers.engines import engine_of
 from tests.helpers.oracle import assert_top_k
+from tests.helpers.templates import migrated_copy
 
 pytestmark = pytest.mark.skipif(
     rank_extension.library_path() is None, reason="recall_bm25 is not compiled here"
@@ -120,7 +121,7 @@ def test_with_work_the_fast_top_k_is_the_definitions(
 ) -> None:
     if parts:  # the path a large index takes: the matching turns ranked part by part
         monkeypatch.setattr(fts_search._Budget, "fits", lambda self, held: False)
-    index = HistoryIndex.open(tmp_path_factory.mktemp("h") / "history.db")
+    index = HistoryIndex.open(migrated_copy(tmp_path_factory.mktemp("h") / "history.db"))
     for n, (said, work) in enumerate(turns):
         index.record(
             turn_id=f"t{n}",
