@@ -126,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     say(metric="file_growth_bytes", value=after - before)
     with meaning.engine.connect() as conn:
         started = time.perf_counter()
-        meaning.matrix.refresh(conn)
+        meaning.matrix.refresh(conn, meaning.model_id)
         say(metric="matrix_load_ms", value=round(1000 * (time.perf_counter() - started), 1))
     say(metric="matrix_bytes", value=int(meaning.matrix.rows.nbytes + meaning.matrix.ids.nbytes))
     queries = corpus.queries(args.queries)

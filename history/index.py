@@ -365,7 +365,7 @@ class HistoryIndex:
             return None
         from history.meaning.search import MeaningSearch
 
-        self._meaning = MeaningSearch(engine, embedder)
+        self._meaning = MeaningSearch(engine, embedder, self._repository.vectors_stored)
         return self._meaning
 
     def meaning_waiting(self) -> int | None:
@@ -376,12 +376,7 @@ class HistoryIndex:
     def _vectors_stored(self) -> bool:
         from history import meaning
 
-        engine = getattr(self._repository, "engine", None)
-        if engine is None or not meaning.installed():
-            return False
-        from history.meaning.stored import vectors_stored
-
-        return vectors_stored(engine)
+        return meaning.installed() and self._repository.vectors_stored()
 
     def _meaning_for_search(self) -> Any:
         if not self.meaning_search:
@@ -658,17 +653,29 @@ class HistoryIndex:
         seconds, and do it, even when this process writes nothing."""
         if self.writable:
             self._upkeep.watch()
-            self._embed_in_background()
+            self.embed_in_background()
 
-    def _embed_in_background(self) -> None:
-        """Where search by meaning is installed, embed the turns waiting in a thread of this
-        long-running process (history/meaning/background.py)."""
-        found = self.meaning()
-        if found is None:
+    def embed_in_background(self) -> None:
+        """Where search by meaning is installed, embed the turns waiting (newest first, and
+        again when the model changed) in a thread of this long-running process (`recall serve`,
+        `recall watch`, `recall mcp`: history/meaning/background.py). Only looks here: numpy and
+        the model are imported in that thread, so the process starts as fast as without."""
+        from history import meaning
+
+        engine = getattr(self._repository, "engine", None)
+        if not self.writable or engine is None or not meaning.installed():
             return
-        from history.meaning import background
+        threading.Thread(target=self._embedding, name="recall-embed", daemon=True).start()
 
-        background.start(found, lambda: self._closed)
+    def _embedding(self) -> None:
+        try:
+            found = self.meaning()
+            from history.meaning import background
+        except Exception as exc:  # a broken install: search stays lexical
+            log.warning("search by meaning could not start: %s", type(exc).__name__)
+            return
+        if found is not None:
+            background.run(found, lambda: self._closed)
 
     def tidy(self, seconds: float | None = None) -> bool:
         """Do the index upkeep that writes leave for later (merging the full-text index,
