@@ -132,7 +132,7 @@ def variants(cache: dict[str, Candidates]) -> dict[str, Callable[..., list[str]]
     found = {
         "recall --words-only": of(lambda c: c["lexical"][10]),
         "dense": of(lambda c: c["dense"]),
-        "rrf 60": of(lambda c: rrf(c["lexical"][MEANING_CANDIDATES], c["dense"])),
+        "rrf 60": of(lambda c: rrf(c["lexical"][50], c["dense"])),
     }
     for weight in WEIGHTS:
         found[f"hybrid {weight} words, 50"] = of(weighted(weight, 50))
@@ -140,6 +140,7 @@ def variants(cache: dict[str, Candidates]) -> dict[str, Callable[..., list[str]]
         found[f"hybrid {blend.WORDS_WEIGHT} words, {depth}"] = of(
             weighted(blend.WORDS_WEIGHT, depth)
         )
+    found[f"hybrid 0.6 words, {MEANING_CANDIDATES}"] = of(weighted(0.6, MEANING_CANDIDATES))
     return found
 
 

@@ -378,3 +378,29 @@ def test_a_new_model_re_embeds_every_turn_newest_first_and_search_reads_only_its
     assert found.embed(batch=4) == 31 and found.waiting() == 0
     assert {model for _row, model in models(index)} == {"hashed-words-test-2"}
     assert index.search(PARAPHRASE, project=None, k=1)[0].turn_id == "topic-1"
+
+
+def test_the_tool_and_the_http_search_keep_to_the_words_when_asked(tmp_path: Path) -> None:
+    """`words_only` (tool argument, `?words_only=1`) turns the blend off for one search; left
+    out, they follow the index's default, as the CLI does."""
+    from fastapi.testclient import TestClient
+
+    from history.api import create_app
+    from history.tools.recall_history import RecallHistoryTool
+    from tests.helpers.loopback import LOOPBACK
+
+    index = filled(tmp_path / "history.db")  # blended by default here
+    index.meaning(HashedWords(MEANINGS)).embed()
+    tool = RecallHistoryTool(index, "/work/app")
+    assert "topic-1" in tool.run(PARAPHRASE, k=1)
+    assert "topic-1" not in tool.run(PARAPHRASE, k=1, words_only=True)
+    assert tool.run(PARAPHRASE, words_only="yes").startswith("error: words_only")  # type: ignore[arg-type]
+    with TestClient(create_app(index), base_url=LOOPBACK) as client:
+        url = "/api/code/history"
+        blended = client.get(url, params={"q": PARAPHRASE, "k": 1}).json()
+        assert [hit["turn_id"] for hit in blended["hits"]] == ["topic-1"]
+        words = client.get(url, params={"q": PARAPHRASE, "k": 1, "words_only": 1}).json()
+        assert words["hits"] == []
+    index.meaning_search = False  # the default off: words_only=false asks for the blend
+    assert "topic-1" not in tool.run(PARAPHRASE, k=1)
+    assert "topic-1" in tool.run(PARAPHRASE, k=1, words_only=False)
