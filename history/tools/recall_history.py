@@ -121,8 +121,14 @@ class RecallHistoryTool(IndexTool):
             )
 
     def _answer(
-        self, query: object, days: object, k: object, everywhere: object, words_only: object
+        self,
+        query: object,
+        days: object,
+        k: object,
+        everywhere: object,
+        words_only: object = None,
     ) -> str:
+        """`words_only` None: the index's default (the CLI sets that from its own switches)."""
         _ = self._
         if not isinstance(query, str) or not query.strip():
             raise BadArgument(
