@@ -62,8 +62,9 @@ RETENTION_CHECK_SECONDS = 60.0
 RETENTION_MARGIN = 40
 # A search blended with meaning fuses the lexical ranking's best this many (or k, when more) with
 # the nearest vectors' best 50 (history/meaning/blend.py). 10 rather than 50: the lexical search
-# asked for 50 cost 49 ms at p95 in every project against 18 at 5, and on the development sets
-# the blend over the lexical 10 ranks within ~0.5 point of the blend over 50 (bench/RESULTS.md).
+# asked for 50 cost most of a blended search of every project (p50 391 -> 106 ms in the same run
+# on a loaded host); the blend over 10 ranks up to 1.6 points of hit@5 below the blend over 50
+# on some sets (bench/RESULTS.md, "Search by meaning, second slice").
 MEANING_CANDIDATES = 10
 MEANING_ENV = "RECALL_MEANING"
 
@@ -118,9 +119,10 @@ class HistoryIndex:
         # Members' keys and the audit trail (history/members.py).
         self.members = Members(access or NoAccessRecords(), self._ids)
         # Search blends in meaning where the optional extra is installed, turns have vectors and
-        # this is True: off unless RECALL_MEANING=1 (or `recall search --meaning`): a blended
-        # search still costs far more than the 25 ms it may add, and its weight was chosen on
-        # two of the six development sets (bench/RESULTS.md, "Search by meaning").
+        # this is True: off unless RECALL_MEANING=1 (or `recall search --meaning`, the tool's
+        # and HTTP's words_only=false): no blend measured gains on every development set at
+        # both query lengths (urllib3+attrs loses hit@5; bench/RESULTS.md, "Search by meaning,
+        # second slice"), and it still adds more than 25 ms to a search of every project.
         self.meaning_search = os.environ.get(MEANING_ENV) == "1"
         self._meaning: Any = None
 
