@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import threading
@@ -67,6 +68,8 @@ RETENTION_MARGIN = 40
 # on some sets (bench/RESULTS.md, "Search by meaning, second slice").
 MEANING_CANDIDATES = 10
 MEANING_ENV = "RECALL_MEANING"
+# At exit, the background embedding is waited for this long to finish its batch.
+EMBED_STOP_SECONDS = 10.0
 
 # The shortest start of a turn id that opens the turn it names, when only one id starts so.
 MIN_TURN_PREFIX = 8
@@ -679,9 +682,14 @@ class HistoryIndex:
         engine = getattr(self._repository, "engine", None)
         if not self.writable or engine is None or not meaning.installed():
             return
-        threading.Thread(target=self._embedding, name="recall-embed", daemon=True).start()
+        stop = threading.Event()
+        thread = threading.Thread(target=self._embedding, args=(stop,), daemon=True)
+        thread.start()
+        # Stopped and waited for before the interpreter tears down: a thread killed inside the
+        # model's runtime at exit aborts the process (SIGABRT instead of exiting 0).
+        atexit.register(_stop_embedding, stop, thread)
 
-    def _embedding(self) -> None:
+    def _embedding(self, stop: threading.Event) -> None:
         try:
             found = self.meaning()
             from history.meaning import background
@@ -689,7 +697,7 @@ class HistoryIndex:
             log.warning("search by meaning could not start: %s", type(exc).__name__)
             return
         if found is not None:
-            background.run(found, lambda: self._closed)
+            background.run(found, lambda: self._closed or stop.is_set())
 
     def tidy(self, seconds: float | None = None) -> bool:
         """Do the index upkeep that writes leave for later (merging the full-text index,
@@ -781,6 +789,11 @@ class HistoryIndex:
                 self._upkeep.run_now(CLOSING_UPKEEP_SECONDS)
             self._repository.close()
             self._maintenance.close()
+
+
+def _stop_embedding(stop: threading.Event, thread: threading.Thread) -> None:
+    stop.set()
+    thread.join(EMBED_STOP_SECONDS)
 
 
 def _storable(text: str) -> bool:

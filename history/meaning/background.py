@@ -25,7 +25,8 @@ def run(meaning: MeaningSearch, closed: Callable[[], bool]) -> None:
     while not closed():
         started = time.monotonic()
         try:
-            done = embed_step(meaning.engine, meaning.embedder, BATCH)
+            # Counted first: the model is loaded only once some turn waits for it.
+            done = meaning.waiting() and embed_step(meaning.engine, meaning.embedder, BATCH)
         except Exception as exc:  # the next try may do better; search stays lexical
             log.warning("embedding turns for search by meaning failed: %s", type(exc).__name__)
             _sleep(FAILED_SECONDS, closed)
