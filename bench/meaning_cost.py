@@ -97,6 +97,41 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
+def _compared(
+    index: HistoryIndex, queries: list[corpus.Query], everywhere: bool, depth: int, say: Any
+) -> None:
+    """Lexical alone (k=5), the lexical side as a blended search asks it (`depth`), and hybrid
+    with the lexical side at `depth`, one after the other on the same queries."""
+    import history.index
+
+    history.index.MEANING_CANDIDATES = depth
+    scope = "everywhere" if everywhere else "project"
+    index.meaning_search = False
+    timed(index, queries[:20], everywhere)  # warm
+    lexical = timed(index, queries, everywhere)
+    deeper = timed(index, queries, everywhere, depth)
+    index.meaning_search = True
+    timed(index, queries[:20], everywhere)
+    hybrid = timed(index, queries, everywhere)
+    for name, values in (("lexical", lexical), (f"lexical_{depth}", deeper), ("hybrid", hybrid)):
+        say(
+            metric="search_ms",
+            scope=scope,
+            lexical_depth=depth,
+            variant=name,
+            p50=round(percentile(values, 0.5), 2),
+            p95=round(percentile(values, 0.95), 2),
+        )
+    added = [h - w for h, w in zip(hybrid, lexical, strict=True)]
+    say(
+        metric="hybrid_added_ms",
+        scope=scope,
+        lexical_depth=depth,
+        p95_of_difference=round(percentile(hybrid, 0.95) - percentile(lexical, 0.95), 2),
+        median_added=round(percentile(added, 0.5), 2),
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--turns", type=int, default=100_000)
@@ -104,6 +139,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--db", type=Path)
     ap.add_argument("--out", type=Path)
     ap.add_argument("--prepare", action="store_true", help="build the index and vectors only")
+    ap.add_argument(
+        "--depths",
+        type=lambda text: [int(n) for n in text.split(",")],
+        default=[MEANING_CANDIDATES],
+        help="the lexical side's depths to compare (default: the shipped one)",
+    )
     args = ap.parse_args(argv)
     path = args.db or OUT / f"meaning-cost-{args.turns}.db"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -126,35 +167,13 @@ def main(argv: list[str] | None = None) -> int:
     say(metric="file_growth_bytes", value=after - before)
     with meaning.engine.connect() as conn:
         started = time.perf_counter()
-        meaning.matrix.refresh(conn)
+        meaning.matrix.refresh(conn, meaning.model_id)
         say(metric="matrix_load_ms", value=round(1000 * (time.perf_counter() - started), 1))
     say(metric="matrix_bytes", value=int(meaning.matrix.rows.nbytes + meaning.matrix.ids.nbytes))
     queries = corpus.queries(args.queries)
     for everywhere in (False, True):
-        scope = "everywhere" if everywhere else "project"
-        index.meaning_search = False
-        timed(index, queries[:20], everywhere)  # warm
-        lexical = timed(index, queries, everywhere)
-        # The lexical side as a blended search asks it: its best 50, not 5.
-        lexical50 = timed(index, queries, everywhere, MEANING_CANDIDATES)
-        index.meaning_search = True
-        timed(index, queries[:20], everywhere)
-        hybrid = timed(index, queries, everywhere)
-        for name, values in (("lexical", lexical), ("lexical_50", lexical50), ("hybrid", hybrid)):
-            say(
-                metric="search_ms",
-                scope=scope,
-                variant=name,
-                p50=round(percentile(values, 0.5), 2),
-                p95=round(percentile(values, 0.95), 2),
-            )
-        added = [h - w for h, w in zip(hybrid, lexical, strict=True)]
-        say(
-            metric="hybrid_added_ms",
-            scope=scope,
-            p95_of_difference=round(percentile(hybrid, 0.95) - percentile(lexical, 0.95), 2),
-            median_added=round(percentile(added, 0.5), 2),
-        )
+        for depth in args.depths:
+            _compared(index, queries, everywhere, depth, say)
     near = [0.0] * 0
     q = RandomVectors().embed(["x"])[0]
     for _ in range(50):

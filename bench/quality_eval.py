@@ -80,14 +80,24 @@ def main(argv: list[str] | None = None) -> int:
             queries = shared.load_queries(dirs[set_name])
             for variant in args.variants:
                 search = search_for(shared, variant, dirs[set_name])
-                for max_words in (None, SHORT_QUERY_WORDS):
-                    result = shared.evaluate(variant, search, queries, "all", max_words, [])
-                    row = {"set": set_name, "words": max_words or "full", **result}
-                    print(json.dumps(row), flush=True)
-                    sink.write(json.dumps(row) + "\n")
-                    rows.append(row)
+                rows += scored(shared, set_name, variant, search, queries, sink)
     print(table(rows))
     return 0
+
+
+def scored(
+    shared: ModuleType, set_name: str, variant: str, search: Any, queries: Any, sink: Any
+) -> list[dict[str, Any]]:
+    """`search` scored by the shared evaluator on every query of a set, full and cut to 4
+    words: a row for each, printed and written to `sink` as JSON lines."""
+    rows = []
+    for max_words in (None, SHORT_QUERY_WORDS):
+        result = shared.evaluate(variant, search, queries, "all", max_words, [])
+        row = {"set": set_name, "words": max_words or "full", **result}
+        print(json.dumps(row), flush=True)
+        sink.write(json.dumps(row) + "\n")
+        rows.append(row)
+    return rows
 
 
 def table(rows: list[dict[str, Any]]) -> str:

@@ -1,12 +1,19 @@
 """Search by meaning on the development sets: lexical (`recall --words-only`), dense (the nearest
-vectors alone) and hybrid (what ships with the extra), full and 4-word queries, one command.
+vectors alone) and hybrids (fusions of the two), full and 4-word queries, one command.
 
-    python -m bench.quality_meaning [--sets datasette,tokio] [--out FILE]
+    python -m bench.quality_meaning --prepare [--sets a,b]   # record and embed (long, once)
+    python -m bench.quality_meaning [--sets a,b] [--out FILE]
 
 Each set is recorded into its own index under bench/out/quality/meaning-<set>.db and embedded
-there by the product's own background step (history/meaning/), once: a later run reuses the
-vectors. Scored by ../shared/quality/eval.py's `evaluate`, as bench.quality_eval does; one JSON
-line per (set, variant, length), then a Markdown table.
+there by the product's own step (history/meaning/), once: a later run reuses the vectors; a set
+not fully embedded is skipped (and said). For every query (full, and cut to 4 words by the
+shared evaluator) the candidates are asked once, through the product: the lexical ranking at
+10, 20 and 50 (with scores) and the nearest 50 vectors (with cosines); every fusion is then
+computed from them, so weights and fusions cost no model run. The shipped blend
+(history/meaning/blend.py with the index's own candidate count) is checked against a live
+blended search on the first queries. Scored by ../shared/quality/eval.py's `evaluate`, as
+bench.quality_eval does; one JSON line per (set, variant, length), a Markdown table, and which
+hybrids gain hit@5 and MRR@10 on every set at both lengths.
 """
 
 from __future__ import annotations
@@ -15,61 +22,168 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench.quality_eval import SHORT_QUERY_WORDS, evaluator, table
+from bench.quality_eval import SHORT_QUERY_WORDS, evaluator, scored, table
+from bench.quality_plugin import imported_turns
 from bench.quality_sets import OUT, set_dirs
+
+LEXICAL_DEPTHS = (10, 20, 50)
+DENSE_DEPTH = 50
+WEIGHTS = (0.5, 0.6, 0.7, 0.8, 0.9)
+RRF_K = 60
+CHECKED = 20  # queries whose live blended search is compared with the offline blend
+
+Ranked = list[tuple[str, float]]
+Candidates = dict[str, Any]  # "lexical": {depth: Ranked}, "dense": Ranked
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--sets", default="datasette,tokio")
+    ap.add_argument("--sets", help="comma-separated (default: every set)")
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--prepare", action="store_true", help="record and embed the sets only")
     ap.add_argument("--model", default="minilm-int8", choices=["minilm-int8", "paraphrase-l3"])
     ap.add_argument("--model-file", type=Path, help="paraphrase-l3's ONNX file")
-    ap.add_argument("--words-weight", type=float, help="the blend's lexical share (0.7 ships)")
     args = ap.parse_args(argv)
-    if args.words_weight is not None:
-        from history.meaning import blend
-
-        blend.WORDS_WEIGHT = args.words_weight
-    shared = evaluator()
     dirs = set_dirs()
+    chosen = args.sets.split(",") if args.sets else list(dirs)
+    embedder = _embedder(args.model, args.model_file)
+    if args.prepare:
+        for set_name in chosen:
+            _prepared(set_name, dirs[set_name], args.model, embedder)
+        return 0
+    shared = evaluator()
     out = args.out or OUT / f"meaning-{datetime.now(UTC):%Y%m%dT%H%M%S}.jsonl"
     out.parent.mkdir(parents=True, exist_ok=True)
     rows: list[dict[str, Any]] = []
     with out.open("w", encoding="utf-8") as sink:
-        for set_name in args.sets.split(","):
+        for set_name in chosen:
             index = _recorded(set_name, dirs[set_name], args.model)
-            meaning = index.meaning(_embedder(args.model, args.model_file))
-            started, waiting = time.monotonic(), meaning.waiting()
-            done = meaning.embed(
-                lambda d, left, name=set_name: print(
-                    f"{name}: {d} embedded, {left} left", file=sys.stderr, flush=True
-                )
-            )
-            if done:
-                rate = done / (time.monotonic() - started)
-                print(
-                    json.dumps({"set": set_name, "embedded": done, "turns_per_s": rate}),
-                    file=sys.stderr,
-                )
-            assert meaning.waiting() == 0, waiting
+            meaning = index.meaning(embedder)
+            left = meaning.waiting()
+            if left:
+                print(f"{set_name}: {left} turns not embedded: skipped", file=sys.stderr)
+                continue
             queries = shared.load_queries(dirs[set_name])
-            searches = _searches(index, args.model)
-            if args.words_weight is not None:  # the blend alone, with the weight in its name
-                searches = {f"hybrid words {args.words_weight}": searches[f"hybrid {args.model}"]}
-            for variant, search in searches.items():
-                for max_words in (None, SHORT_QUERY_WORDS):
-                    result = shared.evaluate(variant, search, queries, "all", max_words, [])
-                    row = {"set": set_name, "words": max_words or "full", **result}
-                    print(json.dumps(row), flush=True)
-                    sink.write(json.dumps(row) + "\n")
-                    rows.append(row)
+            cache = _candidates(shared, index, queries)
+            _check_live(index, queries[:CHECKED], cache)
+            for variant, search in variants(cache).items():
+                rows += scored(shared, set_name, variant, search, queries, sink)
     print(table(rows))
+    print(verdict(rows))
     return 0
+
+
+def _prepared(set_name: str, data_dir: Path, model: str, embedder: Any) -> None:
+    started = time.monotonic()
+    index = _recorded(set_name, data_dir, model)
+    meaning = index.meaning(embedder)
+    recorded, started = time.monotonic() - started, time.monotonic()
+    done = meaning.embed(batch=256)  # the model sorts a batch's texts by length: less padding
+    spent = time.monotonic() - started
+    line = {"set": set_name, "record_s": round(recorded, 1), "embedded": done}
+    line |= {"embed_s": round(spent, 1), "turns_per_s": round(done / max(spent, 1e-9), 1)}
+    print(json.dumps(line), flush=True)
+
+
+def _candidates(shared: Any, index: Any, queries: list[dict[str, Any]]) -> dict[str, Candidates]:
+    """Every query's candidates (full and cut), by its text, asked once through the product."""
+    from history.index import MEANING_CANDIDATES
+
+    assert MEANING_CANDIDATES in LEXICAL_DEPTHS, MEANING_CANDIDATES
+    meaning, cache = index.meaning(), {}
+
+    def ask(query: str, k: int, project: str | None = None) -> list[str]:
+        if query not in cache:
+            index.meaning_search = False
+            lexical = {
+                depth: [(hit.turn_id, hit.score) for hit in index.search(query, k=depth)]
+                for depth in LEXICAL_DEPTHS
+            }
+            near = meaning.nearest(query, DENSE_DEPTH)
+            turns = index.turns_by_row([row for row, _score in near])
+            dense = [(turns[row].turn_id, score) for row, score in near if row in turns]
+            cache[query] = {"lexical": lexical, "dense": dense}
+        return []
+
+    for max_words in (None, SHORT_QUERY_WORDS):
+        shared.evaluate("asking", ask, queries, "all", max_words, [])
+    return cache
+
+
+def variants(cache: dict[str, Candidates]) -> dict[str, Callable[..., list[str]]]:
+    """Each ranking compared, as a search the evaluator calls (from the cached candidates)."""
+    from history.index import MEANING_CANDIDATES
+    from history.meaning import blend
+
+    def of(rank: Callable[[Candidates], Ranked]) -> Callable[..., list[str]]:
+        def search(query: str, k: int, project: str | None = None) -> list[str]:
+            return [key for key, _score in rank(cache[query])][:k]
+
+        return search
+
+    def weighted(weight: float, depth: int) -> Callable[[Candidates], Ranked]:
+        return lambda c: blend.blended(c["lexical"][depth], c["dense"], weight)
+
+    found = {
+        "recall --words-only": of(lambda c: c["lexical"][10]),
+        "dense": of(lambda c: c["dense"]),
+        "rrf 60": of(lambda c: rrf(c["lexical"][50], c["dense"])),
+    }
+    for weight in WEIGHTS:
+        found[f"hybrid {weight} words, 50"] = of(weighted(weight, 50))
+    for depth in LEXICAL_DEPTHS[:-1]:
+        found[f"hybrid {blend.WORDS_WEIGHT} words, {depth}"] = of(
+            weighted(blend.WORDS_WEIGHT, depth)
+        )
+    found[f"hybrid 0.6 words, {MEANING_CANDIDATES}"] = of(weighted(0.6, MEANING_CANDIDATES))
+    return found
+
+
+def rrf(*rankings: Sequence[tuple[str, float]]) -> Ranked:
+    """Reciprocal-rank fusion: each candidate's sum of 1 / (RRF_K + its rank) over the lists."""
+    total: dict[str, float] = {}
+    for ranking in rankings:
+        for rank, (key, _score) in enumerate(ranking, 1):
+            total[key] = total.get(key, 0.0) + 1.0 / (RRF_K + rank)
+    return sorted(total.items(), key=lambda item: -item[1])
+
+
+def _check_live(index: Any, queries: list[dict[str, Any]], cache: dict[str, Candidates]) -> None:
+    """The offline blend ranks as a live blended search does (the shipped weight and depth)."""
+    from history.index import MEANING_CANDIDATES
+    from history.meaning import blend
+
+    index.meaning_search = True
+    for q in queries:
+        live = [hit.turn_id for hit in index.search(q["query"], k=10)]
+        c = cache[q["query"]]
+        ranked = blend.blended(c["lexical"][MEANING_CANDIDATES], c["dense"], blend.WORDS_WEIGHT)
+        offline = [key for key, _score in ranked][:10]
+        if live != offline:
+            print(f"warning: live blend differs on {q['query_id']}", file=sys.stderr)
+    index.meaning_search = False
+
+
+def verdict(rows: list[dict[str, Any]]) -> str:
+    """Which hybrids gain hit@5 and MRR@10 over the lexical ranking on every set, both lengths."""
+    base = {(r["set"], str(r["words"])): r for r in rows if r["method"] == "recall --words-only"}
+    lines = []
+    for method in dict.fromkeys(r["method"] for r in rows):
+        if method in ("recall --words-only", "dense"):
+            continue
+        mine = [r for r in rows if r["method"] == method]
+        gains = [
+            min(r[m] - base[(r["set"], str(r["words"]))][m] for m in ("hit@5", "mrr@10"))
+            for r in mine
+        ]
+        ok = all(gain > 0 for gain in gains)
+        lines.append(f"{method}: least gain {100 * min(gains):+.1f} points; every set: {ok}")
+    return "\n".join(lines)
 
 
 def _embedder(model: str, model_file: Path | None) -> Any:
@@ -95,51 +209,12 @@ def _embedder(model: str, model_file: Path | None) -> Any:
 def _recorded(set_name: str, data_dir: Path, model: str = "minilm-int8") -> Any:
     """The set's index, recorded the first time (as bench/quality_plugin.py records it)."""
     from history import HistoryIndex
-    from history.importers.base import ImportedTurn
 
     suffix = "" if model == "minilm-int8" else f"-{model}"
-    path = OUT / f"meaning-{set_name}{suffix}.db"
-    index = HistoryIndex.open(path)
-    if index.count():
-        return index
-    turns = []
-    for line in (data_dir / "turns.jsonl").read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        t = json.loads(line)
-        turns.append(
-            ImportedTurn(
-                turn_id=t["turn_id"],
-                session_id=t["session_id"],
-                project=t["project"],
-                asked=t["asked"],
-                answered=t["answered"],
-                files=tuple(t["files"]),
-                edited=(),
-                tools=(),
-                tainted=False,
-                asked_at=datetime.fromisoformat(t["asked_at"]),
-            )
-        )
-    index.record_many(turns)
+    index = HistoryIndex.open(OUT / f"meaning-{set_name}{suffix}.db")
+    if not index.count():
+        index.record_many(imported_turns(data_dir))
     return index
-
-
-def _searches(index: Any, model: str) -> dict[str, Any]:
-    def lexical(query: str, k: int, project: str | None = None) -> list[str]:
-        index.meaning_search = False
-        return [hit.turn_id for hit in index.search(query, project=project, k=k)]
-
-    def hybrid(query: str, k: int, project: str | None = None) -> list[str]:
-        index.meaning_search = True
-        return [hit.turn_id for hit in index.search(query, project=project, k=k)]
-
-    def dense(query: str, k: int, project: str | None = None) -> list[str]:
-        near = index.meaning().nearest(query, k)
-        turns = index.turns_by_row([row for row, _score in near])
-        return [turns[row].turn_id for row, _score in near if row in turns]
-
-    return {"recall --words-only": lexical, f"dense {model}": dense, f"hybrid {model}": hybrid}
 
 
 if __name__ == "__main__":

@@ -29,9 +29,9 @@ def make_search_with_work(data_dir: str) -> Callable[..., list[str]]:
     return make_search(data_dir, dict(json.loads(line).values() for line in lines if line))
 
 
-def make_search(data_dir: str, work: dict[str, str] | None = None) -> Callable[..., list[str]]:
-    """`work`: each turn's work log by turn id (None: the set's turns as they are, no work)."""
-    index = HistoryIndex.open(Path(tempfile.mkdtemp()) / "history.db")
+def imported_turns(data_dir: str | Path, work: dict[str, str] | None = None) -> list[ImportedTurn]:
+    """The set's turns as the importers hand them over; `work`: each turn's work log by turn id
+    (None: the turns as they are, no work, nothing edited)."""
     lines = Path(data_dir, "turns.jsonl").read_text(encoding="utf-8").splitlines()
     turns = []
     for line in lines:
@@ -55,7 +55,13 @@ def make_search(data_dir: str, work: dict[str, str] | None = None) -> Callable[.
                 **logged,
             )
         )
-    index.record_many(turns)
+    return turns
+
+
+def make_search(data_dir: str, work: dict[str, str] | None = None) -> Callable[..., list[str]]:
+    """`work`: each turn's work log by turn id (None: the set's turns as they are, no work)."""
+    index = HistoryIndex.open(Path(tempfile.mkdtemp()) / "history.db")
+    index.record_many(imported_turns(data_dir, work))
 
     def search(query: str, k: int, project: str | None = None) -> list[str]:
         return [hit.turn_id for hit in index.search(query, project=project, k=k)]

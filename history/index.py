@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import threading
@@ -60,9 +61,15 @@ RETENTION_CHECK_SECONDS = 60.0
 # A search of every project where projects keep turns for different times ranks this many more
 # turns than asked for and drops those past their project's retention.
 RETENTION_MARGIN = 40
-# A search blended with meaning fuses the best this many of each ranking (history/meaning/blend.py).
-MEANING_CANDIDATES = 50
+# A search blended with meaning fuses the lexical ranking's best this many (or k, when more) with
+# the nearest vectors' best 50 (history/meaning/blend.py). 10 rather than 50: the lexical search
+# asked for 50 cost most of a blended search of every project (p50 391 -> 106 ms in the same run
+# on a loaded host); the blend over 10 ranks up to 1.6 points of hit@5 below the blend over 50
+# on some sets (bench/RESULTS.md, "Search by meaning, second slice").
+MEANING_CANDIDATES = 10
 MEANING_ENV = "RECALL_MEANING"
+# At exit, the background embedding is waited for this long to finish its batch.
+EMBED_STOP_SECONDS = 10.0
 
 # The shortest start of a turn id that opens the turn it names, when only one id starts so.
 MIN_TURN_PREFIX = 8
@@ -115,9 +122,10 @@ class HistoryIndex:
         # Members' keys and the audit trail (history/members.py).
         self.members = Members(access or NoAccessRecords(), self._ids)
         # Search blends in meaning where the optional extra is installed, turns have vectors and
-        # this is True: off unless RECALL_MEANING=1 (or `recall search --meaning`): a blended
-        # search still costs far more than the 25 ms it may add, and its weight was chosen on
-        # two of the six development sets (bench/RESULTS.md, "Search by meaning").
+        # this is True: off unless RECALL_MEANING=1 (or `recall search --meaning`, the tool's
+        # and HTTP's words_only=false): no blend measured gains on every development set at
+        # both query lengths (urllib3+attrs loses hit@5; bench/RESULTS.md, "Search by meaning,
+        # second slice"), and it still adds more than 25 ms to a search of every project.
         self.meaning_search = os.environ.get(MEANING_ENV) == "1"
         self._meaning: Any = None
 
@@ -303,21 +311,30 @@ class HistoryIndex:
         )
 
     def search(
-        self, query: str, project: str | None = None, days: int | None = None, k: int = 5
+        self,
+        query: str,
+        project: str | None = None,
+        days: int | None = None,
+        k: int = 5,
+        meaning: bool | None = None,
     ) -> SearchResults:
         """Turns matching any word of `query`, best first. `project=None` searches every project.
+        `meaning`: blend in search by meaning (where installed and embedded), or keep to the
+        words (False); None: this index's `meaning_search`.
 
         A query of only function words finds nothing. Raises ValueError only for a bad `k` or
         `days`; any query text is safe. The result is a list of `Hit`s; its `approximate` is
         True when the search had to be cut short (every word very common): the best of the
         newest matching turns, which may differ from the best of all.
         """
-        found = self._search(query, project, days, k)
+        found = self._search(query, project, days, k, meaning)
         if not found or not self._rescan_pending():
             return found
         return SearchResults([masked_turn(hit) for hit in found], found.approximate)
 
-    def _search(self, query: str, project: str | None, days: int | None, k: int) -> SearchResults:
+    def _search(
+        self, query: str, project: str | None, days: int | None, k: int, blend: bool | None
+    ) -> SearchResults:
         if k < 1:
             raise ValueError("k must be at least 1")
         since = _since(days)
@@ -325,7 +342,7 @@ class HistoryIndex:
         if not query_terms:
             return SearchResults()
         scope = self._ids.scope(project) if project is not None else None
-        meaning = self._meaning_for_search()
+        meaning = self._meaning_for_search(self.meaning_search if blend is None else blend)
         wanted = k if meaning is None else max(k, MEANING_CANDIDATES)
         policy, now = self._repository.retention(), datetime.now(UTC)
         if policy:
@@ -365,7 +382,7 @@ class HistoryIndex:
             return None
         from history.meaning.search import MeaningSearch
 
-        self._meaning = MeaningSearch(engine, embedder)
+        self._meaning = MeaningSearch(engine, embedder, self._repository.vectors_stored)
         return self._meaning
 
     def meaning_waiting(self) -> int | None:
@@ -376,15 +393,10 @@ class HistoryIndex:
     def _vectors_stored(self) -> bool:
         from history import meaning
 
-        engine = getattr(self._repository, "engine", None)
-        if engine is None or not meaning.installed():
-            return False
-        from history.meaning.stored import vectors_stored
+        return meaning.installed() and self._repository.vectors_stored()
 
-        return vectors_stored(engine)
-
-    def _meaning_for_search(self) -> Any:
-        if not self.meaning_search:
+    def _meaning_for_search(self, wanted: bool) -> Any:
+        if not wanted:
             return None
         try:
             if self._meaning is None and not self._vectors_stored():
@@ -658,17 +670,34 @@ class HistoryIndex:
         seconds, and do it, even when this process writes nothing."""
         if self.writable:
             self._upkeep.watch()
-            self._embed_in_background()
+            self.embed_in_background()
 
-    def _embed_in_background(self) -> None:
-        """Where search by meaning is installed, embed the turns waiting in a thread of this
-        long-running process (history/meaning/background.py)."""
-        found = self.meaning()
-        if found is None:
+    def embed_in_background(self) -> None:
+        """Where search by meaning is installed, embed the turns waiting (newest first, and
+        again when the model changed) in a thread of this long-running process (`recall serve`,
+        `recall watch`, `recall mcp`: history/meaning/background.py). Only looks here: numpy and
+        the model are imported in that thread, so the process starts as fast as without."""
+        from history import meaning
+
+        engine = getattr(self._repository, "engine", None)
+        if not self.writable or engine is None or not meaning.installed():
             return
-        from history.meaning import background
+        stop = threading.Event()
+        thread = threading.Thread(target=self._embedding, args=(stop,), daemon=True)
+        thread.start()
+        # Stopped and waited for before the interpreter tears down: a thread killed inside the
+        # model's runtime at exit aborts the process (SIGABRT instead of exiting 0).
+        atexit.register(_stop_embedding, stop, thread)
 
-        background.start(found, lambda: self._closed)
+    def _embedding(self, stop: threading.Event) -> None:
+        try:
+            found = self.meaning()
+            from history.meaning import background
+        except Exception as exc:  # a broken install: search stays lexical
+            log.warning("search by meaning could not start: %s", type(exc).__name__)
+            return
+        if found is not None:
+            background.run(found, lambda: self._closed or stop.is_set())
 
     def tidy(self, seconds: float | None = None) -> bool:
         """Do the index upkeep that writes leave for later (merging the full-text index,
@@ -760,6 +789,11 @@ class HistoryIndex:
                 self._upkeep.run_now(CLOSING_UPKEEP_SECONDS)
             self._repository.close()
             self._maintenance.close()
+
+
+def _stop_embedding(stop: threading.Event, thread: threading.Thread) -> None:
+    stop.set()
+    thread.join(EMBED_STOP_SECONDS)
 
 
 def _storable(text: str) -> bool:

@@ -135,12 +135,16 @@ def _search_route(guarded: APIRouter, index: HistoryIndex) -> None:
         project: Annotated[Workspace | None, Query(description="omit: every project")] = None,
         days: Annotated[int | None, Query(ge=1, le=MAX_DAYS, description="last N days")] = None,
         k: Annotated[int, Query(ge=1, le=MAX_K, description="how many hits")] = 5,
+        words_only: Annotated[
+            bool | None,
+            Query(description="rank by the words alone (omit: the service's default)"),
+        ] = None,
     ) -> SearchOut:
         language = language_of(request.headers)
         say_language(response, language)
         if not (words := terms(q)):
             return SearchOut(terms=[], hits=[], message=translated(NO_WORDS, language))
-        found = index.search(q, project, days, k)
+        found = index.search(q, project, days, k, None if words_only is None else not words_only)
         hits = [hit_out(hit, words) for hit in found]
         message = None if hits else translated(NO_MATCH, language)
         dropped = dropped_words(q) if len(words) == MAX_QUERY_WORDS else 0

@@ -23,9 +23,16 @@ from history.tools.recall_history import RecallHistoryTool
 class TerminalSearch(RecallHistoryTool):
     """recall_history's search and hit blocks, in the terminal's words."""
 
-    def run(self, query: str, days: int | None = None, k: int = 5, everywhere: bool = False) -> str:
+    def run(
+        self,
+        query: str,
+        days: int | None = None,
+        k: int = 5,
+        everywhere: bool = False,
+        words_only: bool | None = None,
+    ) -> str:
         try:
-            return self._answer(query, days, k, everywhere)
+            return self._answer(query, days, k, everywhere, words_only)
         except BadArgument as bad:  # anything else is the CLI's last line of defence's
             return f"error: {bad}"
 

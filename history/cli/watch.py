@@ -54,6 +54,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
             reason = _(READ_ONLY)
             print(_("recall watch: nothing imported: {reason}", reason=reason), file=sys.stderr)
             return FAILED
+        local.embed_in_background()  # search by meaning, where installed
     settings = Settings(path=root, poll=args.poll)
     watch = Watch(index, list(FORMATS.values()), places, settings, _said(args.quiet), _noted(args))
     stopping = threading.current_thread() is threading.main_thread()

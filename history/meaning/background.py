@@ -6,7 +6,6 @@ a record never waits for it; it stops when the index closes."""
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Callable
 
@@ -20,18 +19,23 @@ IDLE_SECONDS = 10.0
 FAILED_SECONDS = 60.0
 
 
-def start(meaning: MeaningSearch, closed: Callable[[], bool]) -> threading.Thread:
-    def run() -> None:
-        while not closed():
-            started = time.monotonic()
-            try:
-                done = embed_step(meaning.engine, meaning.embedder, BATCH)
-            except Exception as exc:  # the next try may do better; search stays lexical
-                log.warning("embedding turns for search by meaning failed: %s", exc)
-                time.sleep(FAILED_SECONDS)
-                continue
-            time.sleep(time.monotonic() - started if done else IDLE_SECONDS)
+def run(meaning: MeaningSearch, closed: Callable[[], bool]) -> None:
+    """Embed in bounded steps until `closed()` (in the thread HistoryIndex.embed_in_background
+    started)."""
+    while not closed():
+        started = time.monotonic()
+        try:
+            # Counted first: the model is loaded only once some turn waits for it.
+            done = meaning.waiting() and embed_step(meaning.engine, meaning.embedder, BATCH)
+        except Exception as exc:  # the next try may do better; search stays lexical
+            log.warning("embedding turns for search by meaning failed: %s", type(exc).__name__)
+            _sleep(FAILED_SECONDS, closed)
+            continue
+        _sleep(time.monotonic() - started if done else IDLE_SECONDS, closed)
 
-    thread = threading.Thread(target=run, name="recall-embed", daemon=True)
-    thread.start()
-    return thread
+
+def _sleep(seconds: float, closed: Callable[[], bool]) -> None:
+    """Rest `seconds`, waking early when the index closes."""
+    deadline = time.monotonic() + seconds
+    while not closed() and time.monotonic() < deadline:
+        time.sleep(min(0.5, max(0.0, deadline - time.monotonic())))

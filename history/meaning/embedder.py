@@ -103,8 +103,18 @@ class MiniLM(Embedder):
         self._hidden = next(o.name for o in self._session.get_outputs() if len(o.shape) == 3)
 
     def embed(self, texts: Sequence[str]) -> Vectors:
-        out = [self._batch(texts[at : at + BATCH]) for at in range(0, len(texts), BATCH)]
-        return np.concatenate(out) if out else np.zeros((0, self.dimensions), np.float32)
+        """Texts of like length share a batch (each batch is padded to its longest text), the
+        vectors returned in the texts' order."""
+        if not texts:
+            return np.zeros((0, self.dimensions), np.float32)
+        order = sorted(range(len(texts)), key=lambda at: len(texts[at]))
+        ordered = [texts[at] for at in order]
+        out = np.concatenate(
+            [self._batch(ordered[at : at + BATCH]) for at in range(0, len(ordered), BATCH)]
+        )
+        vectors = np.empty_like(out)
+        vectors[order] = out
+        return vectors
 
     def _batch(self, texts: Sequence[str]) -> Vectors:
         encoded = self._tokenizer.encode_batch(list(texts))
@@ -128,3 +138,8 @@ def _plain(tokenizer_json: str) -> str:
 
 def default_embedder() -> Embedder:
     return MiniLM()
+
+
+def default_model_id() -> str:
+    """The packaged model's id, without loading it."""
+    return MiniLM.model_id

@@ -10,15 +10,18 @@ from sqlalchemy import Engine, text
 
 from history.domain import TURN_FIELDS, Hit, Turn
 from history.meaning import blend
-from history.meaning.embedder import Embedder, default_embedder
-from history.meaning.stored import vectors_stored
+from history.meaning.embedder import Embedder, default_embedder, default_model_id
 from history.meaning.vectors import VectorMatrix, embed_all, waiting
 
 
 class MeaningSearch:
-    def __init__(self, engine: Engine, embedder: Embedder | None = None) -> None:
+    def __init__(
+        self, engine: Engine, embedder: Embedder | None, stored: Callable[[], bool]
+    ) -> None:
+        """`stored`: whether some turn has a vector (the data port's `vectors_stored`)."""
         self.engine = engine
         self._embedder = embedder
+        self._stored = stored
         self.matrix = VectorMatrix()
 
     @property
@@ -29,11 +32,16 @@ class MeaningSearch:
 
     def ready(self) -> bool:
         """Some turn has a vector."""
-        return vectors_stored(self.engine)
+        return self._stored()
+
+    @property
+    def model_id(self) -> str:
+        """The model whose vectors a search reads (named without loading it)."""
+        return self._embedder.model_id if self._embedder is not None else default_model_id()
 
     def waiting(self) -> int:
         with self.engine.connect() as conn:
-            return waiting(conn)
+            return waiting(conn, self.model_id)
 
     def embed(self, progress: Callable[[int, int], None] | None = None, batch: int = 16) -> int:
         return embed_all(self.engine, self.embedder, batch, progress)
@@ -43,7 +51,7 @@ class MeaningSearch:
     ) -> list[tuple[int, float]]:
         """The `k` turns nearest `query` (only `project`'s when given): rowids and cosines."""
         with self.engine.connect() as conn:
-            self.matrix.refresh(conn)
+            self.matrix.refresh(conn, self.model_id)
         return self.matrix.nearest(self.embedder.embed([query])[0], k, project)
 
     def blended(

@@ -9,6 +9,13 @@ zeroes the row's bytes and the forget's scrub the pages it freed.
 Embedding goes newest first and keeps no state of its own: the turns left are those above the
 highest rowid embedded (recorded since) and below the lowest (older ones not reached yet), so a
 step killed halfway is simply taken again.
+
+Each vector names the model that made it. When the model changes (another model id), the
+vectors of the old one are re-embedded in place, newest first, after the turns recorded since
+and before the older ones never embedded: so while a re-embedding is under way the old model's
+vectors are exactly the lowest ones, below a frontier found by a binary search of index seeks
+(`stale_below`). A search reads only the current model's vectors (the others' cosines with its
+query mean nothing); `waiting` counts the old ones too.
 """
 
 from __future__ import annotations
@@ -49,9 +56,26 @@ _TURNS = text("SELECT count(*) FROM turns")
 _VECTORS = (
     "SELECT v.turn_id, t.project, v.vector FROM turn_vectors v JOIN turns t ON t.id = v.turn_id"
 )
-_ALL_VECTORS = text(_VECTORS)
-_VECTORS_ABOVE = text(_VECTORS + " WHERE v.turn_id > :hi")
-_INSERT = text("INSERT INTO turn_vectors (turn_id, model, vector) VALUES (:turn_id, :model, :v)")
+_VECTORS_OF = " AND v.model = :model"
+_ALL_VECTORS = text(_VECTORS + " WHERE v.model = :model")
+_VECTORS_ABOVE = text(_VECTORS + " WHERE v.turn_id > :hi" + _VECTORS_OF)
+_VECTORS_BETWEEN = text(_VECTORS + " WHERE v.turn_id >= :low AND v.turn_id < :high" + _VECTORS_OF)
+# A turn embedded again (another model, or two processes at once) has its row replaced.
+_INSERT = text(
+    "INSERT INTO turn_vectors (turn_id, model, vector) VALUES (:turn_id, :model, :v) "
+    "ON CONFLICT (turn_id) DO UPDATE SET model = excluded.model, vector = excluded.vector"
+)
+# The lowest and highest vectors' models, and the vector at or just below a rowid: index seeks.
+_LOWEST = text("SELECT turn_id, model FROM turn_vectors ORDER BY turn_id LIMIT 1")
+_HIGHEST = text("SELECT turn_id, model FROM turn_vectors ORDER BY turn_id DESC LIMIT 1")
+_AT_OR_BELOW = text(
+    "SELECT model FROM turn_vectors WHERE turn_id <= :x ORDER BY turn_id DESC LIMIT 1"
+)
+_STALE = text(
+    "SELECT t.id, t.asked, t.answered, t.files FROM turn_vectors v JOIN turns t ON t.id = v.turn_id"
+    " WHERE v.turn_id < :below AND v.model <> :model ORDER BY v.turn_id DESC LIMIT :n"
+)
+_STALE_COUNT = text("SELECT count(*) FROM turn_vectors WHERE turn_id < :below")
 
 
 def quantized(rows: Any) -> Any:
@@ -85,21 +109,51 @@ def _epoch() -> Any:
 _EPOCH = _epoch()
 
 
-def waiting(conn: Connection) -> int:
-    """How many turns wait to be embedded."""
+def stale_below(conn: Connection, model: str) -> int | None:
+    """The rowid below which every vector is another model's (None: every vector is `model`'s).
+
+    A re-embedding goes newest first, so the vectors of `model` are the highest ones: whether
+    the vector at or just below a rowid is `model`'s changes once, at the frontier, found in
+    ~log2(rowids) index seeks."""
+    lowest = conn.execute(_LOWEST).one_or_none()
+    if lowest is None or lowest.model == model:
+        return None
+    highest = conn.execute(_HIGHEST).one()
+    if highest.model != model:
+        return int(highest.turn_id) + 1
+    old, new = int(lowest.turn_id), int(highest.turn_id)  # old's vector is stale, new's is not
+    while new - old > 1:
+        middle = (old + new) // 2
+        if conn.execute(_AT_OR_BELOW, {"x": middle}).scalar_one() == model:
+            new = middle
+        else:
+            old = middle
+    return new
+
+
+def waiting(conn: Connection, model: str) -> int:
+    """How many turns wait to be embedded (by `model`: those of another model's vector too)."""
     lo, hi = conn.execute(_ENDS).one()
     if hi is None:
         return int(conn.execute(_TURNS).scalar_one())
     newer = conn.execute(_WAITING_NEWER, {"hi": hi}).scalar_one()
-    return int(newer) + int(conn.execute(_WAITING_OLDER, {"lo": lo}).scalar_one())
+    older = conn.execute(_WAITING_OLDER, {"lo": lo}).scalar_one()
+    below = stale_below(conn, model)
+    stale = 0 if below is None else conn.execute(_STALE_COUNT, {"below": below}).scalar_one()
+    return int(newer) + int(older) + int(stale)
 
 
-def next_turns(conn: Connection, n: int) -> list[_Row]:
-    """The next `n` turns to embed: those recorded since the newest embedded, then older ones."""
+def next_turns(conn: Connection, n: int, model: str) -> list[_Row]:
+    """The next `n` turns to embed: those recorded since the newest embedded, then those whose
+    vector another model made (newest first), then older ones never embedded."""
     lo, hi = conn.execute(_ENDS).one()
     if hi is None:
         return _rows(conn.execute(_ALL, {"n": n}))
     found = _rows(conn.execute(_NEWER, {"hi": hi, "n": n}))
+    below = stale_below(conn, model) if len(found) < n else None
+    if below is not None:
+        left = {"below": below, "model": model, "n": n - len(found)}
+        found += _rows(conn.execute(_STALE, left))
     if len(found) < n:
         found += _rows(conn.execute(_OLDER, {"lo": lo, "n": n - len(found)}))
     return found
@@ -120,7 +174,7 @@ def embed_step(engine: Engine, embedder: Embedder, n: int = 16) -> int:
     vectors written in another); the number embedded, 0 when none wait. A turn forgotten
     meanwhile is skipped: its vector is not written."""
     with engine.connect() as conn:
-        rows = next_turns(conn, n)
+        rows = next_turns(conn, n, embedder.model_id)
     if not rows:
         return 0
     vectors = quantized(embedder.embed([row.text for row in rows]))
@@ -153,7 +207,7 @@ def embed_all(
         done += step
         if progress is not None:
             with engine.connect() as conn:
-                progress(done, waiting(conn))
+                progress(done, waiting(conn, embedder.model_id))
     return done
 
 
@@ -176,7 +230,7 @@ class VectorMatrix:
         self._projects: Any = np.zeros(0, np.int32)
         self._codes: dict[str, int] = {}
         self._n = 0
-        self._bounds: tuple[Any, Any] = (None, None)
+        self._bounds: tuple[Any, Any, Any, Any] = (None, None, None, None)
         self._loaded_at = 0.0
 
     @property
@@ -189,16 +243,26 @@ class VectorMatrix:
 
     def stale(self) -> None:
         with self._lock:
-            self._bounds = (None, None)
+            self._bounds = (None, None, None, None)
 
-    def refresh(self, conn: Connection) -> None:
+    def refresh(self, conn: Connection, model: str) -> None:
+        """Bring the matrix up to the table: `model`'s vectors only."""
         lo, hi = conn.execute(_ENDS).one()
+        # Where a re-embedding has got to: the rows at or above it are `model`'s.
+        frontier = stale_below(conn, model) if lo is not None else None
+        bounds = (lo, hi, lo if frontier is None else frontier, model)
         with self._lock:
-            old_lo, old_hi = self._bounds
+            old_lo, old_hi, old_frontier, old_model = self._bounds
             fresh = time.monotonic() - self._loaded_at < RELOAD_SECONDS
-            if fresh and (lo, hi) == (old_lo, old_hi):
+            if fresh and bounds == self._bounds:
                 return
-            appended = fresh and old_hi is not None and lo == old_lo and hi is not None
+            appended = (
+                fresh
+                and old_hi is not None
+                and (lo, model) == (old_lo, old_model)
+                and hi is not None
+                and bounds[2] <= old_frontier
+            )
             if not appended:
                 self._ids = np.zeros(0, np.int64)
                 self._rows = np.zeros((0, 0), np.float32)
@@ -207,12 +271,16 @@ class VectorMatrix:
                 self._loaded_at = time.monotonic()
             streamed = conn.execution_options(stream_results=True)
             if appended:
-                found = streamed.execute(_VECTORS_ABOVE, {"hi": old_hi})
+                parts = [streamed.execute(_VECTORS_ABOVE, {"hi": old_hi, "model": model})]
+                if bounds[2] < old_frontier:  # re-embedded since: between the two frontiers
+                    between = {"low": bounds[2], "high": old_frontier, "model": model}
+                    parts.append(streamed.execute(_VECTORS_BETWEEN, between))
             else:
-                found = streamed.execute(_ALL_VECTORS)
-            for part in found.partitions(SLICE_ROWS):
-                self._append(part)
-            self._bounds = (lo, hi)
+                parts = [streamed.execute(_ALL_VECTORS, {"model": model})]
+            for found in parts:
+                for part in found.partitions(SLICE_ROWS):
+                    self._append(part)
+            self._bounds = bounds
 
     def _append(self, part: Any) -> None:
         m, dims = len(part), len(part[0][2])

@@ -152,3 +152,8 @@ class TurnRepository(abc.ABC):
     @abc.abstractmethod
     def turns_by_row(self, ids: Sequence[int]) -> dict[int, Turn]:
         """The whole turns of the rows `file_candidates` gave."""
+
+    @abc.abstractmethod
+    def vectors_stored(self) -> bool:
+        """Some turn has a vector for search by meaning (history/meaning/): asked before a
+        search loads numpy or the model."""

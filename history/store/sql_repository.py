@@ -175,3 +175,8 @@ class SqlTurnRepository(TurnRepository):
 
     def turns_by_row(self, ids: Sequence[int]) -> dict[int, domain.Turn]:
         return file_turns.turns_by_id(self.engine, ids)
+
+    def vectors_stored(self) -> bool:
+        # turn_vectors (revision 0021) has no model class of its own in the queries: plain SQL.
+        with self.engine.connect() as conn:
+            return conn.exec_driver_sql("SELECT 1 FROM turn_vectors LIMIT 1").first() is not None

@@ -104,6 +104,7 @@ def serve(
     ($RECALL_DATABASE_URL), in `language` (else $RECALL_LANGUAGE, else the locale's, else
     English)."""
     index = history_for(home, database_url)
+    index.embed_in_background()  # search by meaning, where installed (imported in its thread)
     here = project or os.getcwd()
     spoken = language or from_environment()
     try:

@@ -78,6 +78,12 @@ PARAMETERS: dict[str, Any] = {
             "default": False,
             "description": N_("Search the turns of every project, not only this one."),
         },
+        "words_only": {
+            "type": "boolean",
+            "description": N_(
+                "Rank by the words alone, without search by meaning (where it is installed)."
+            ),
+        },
     },
     "required": ["query"],
     "additionalProperties": False,
@@ -95,9 +101,16 @@ class RecallHistoryTool(IndexTool):
     example = '{"query": "login function"}'
     missing = N_("pass the words to look for, e.g. {example}.")
 
-    def run(self, query: str, days: int | None = None, k: int = 5, everywhere: bool = False) -> str:
+    def run(
+        self,
+        query: str,
+        days: int | None = None,
+        k: int = 5,
+        everywhere: bool = False,
+        words_only: bool | None = None,
+    ) -> str:
         try:
-            return self._answer(query, days, k, everywhere)
+            return self._answer(query, days, k, everywhere, words_only)
         except BadArgument as bad:
             return f"error: {bad}"
         except Exception as exc:  # a model gets one line, never a traceback
@@ -107,7 +120,15 @@ class RecallHistoryTool(IndexTool):
                 "the history could not be searched ({error}); go on.", error=type(exc).__name__
             )
 
-    def _answer(self, query: object, days: object, k: object, everywhere: object) -> str:
+    def _answer(
+        self,
+        query: object,
+        days: object,
+        k: object,
+        everywhere: object,
+        words_only: object = None,
+    ) -> str:
+        """`words_only` None: the index's default (the CLI sets that from its own switches)."""
         _ = self._
         if not isinstance(query, str) or not query.strip():
             raise BadArgument(
@@ -131,7 +152,12 @@ class RecallHistoryTool(IndexTool):
             raise BadArgument(
                 _("everywhere must be true or false; got {value}.", value=shown(everywhere))
             )
-        found = self._search(query, None if everywhere else self.project, days, k)
+        if words_only is not None and not isinstance(words_only, bool):
+            raise BadArgument(
+                _("words_only must be true or false; got {value}.", value=shown(words_only))
+            )
+        meaning = None if words_only is None else not words_only
+        found = self._search(query, None if everywhere else self.project, days, k, meaning)
         hits = sorted(found, key=lambda hit: NAME in hit.tools)[:k]  # stable: rank kept
         kept = self._kept(query, words)
         if not hits:
@@ -211,12 +237,14 @@ class RecallHistoryTool(IndexTool):
             )
         return header
 
-    def _search(self, query: str, project: str | None, days: int | None, k: int) -> SearchResults:
+    def _search(
+        self, query: str, project: str | None, days: int | None, k: int, meaning: bool | None
+    ) -> SearchResults:
         """A turn that ran recall_history quotes older turns and outranks them: ask for more
         until k others are in hand (or there are no more), so they can be shown first."""
         fetch = 3 * k
         while True:
-            found = self.index.search(query, project=project, days=days, k=fetch)
+            found = self.index.search(query, project=project, days=days, k=fetch, meaning=meaning)
             others = sum(1 for hit in found if NAME not in hit.tools)
             if others >= k or len(found) < fetch or fetch >= MAX_FETCH:
                 return found

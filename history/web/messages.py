@@ -22,6 +22,8 @@ MESSAGES: dict[str, str] = {
     "days_label": N_("When"),
     "any_time": N_("Any time"),
     "last_days": N_("Last {days} days"),
+    # Search by meaning off for this search (where the optional extra is installed).
+    "words_only_label": N_("Words only"),
     "language_label": N_("Language"),
     "results_heading": N_("Turns that match"),
     "recent_heading": N_("Recent conversations"),

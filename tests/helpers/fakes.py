@@ -156,6 +156,9 @@ class FakeTurnRepository(TurnRepository):
         by_row = dict(enumerate(self.turns.values(), start=1))
         return {row: by_row[row] for row in ids if row in by_row}
 
+    def vectors_stored(self) -> bool:
+        return False  # no search by meaning over the fake: it has no database
+
     def _in_order(self, turns: Iterable[Turn]) -> list[Turn]:
         stored = {turn_id: n for n, turn_id in enumerate(self.turns)}
         return sorted(turns, key=lambda t: (t.asked_at, stored[t.turn_id]))

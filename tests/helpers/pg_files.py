@@ -15,10 +15,14 @@ from tests.helpers.engines import engine_of
 
 _RELATIONS = """
 WITH tables AS (
-    SELECT relid AS oid FROM pg_partition_tree('turns') WHERE isleaf
+    SELECT relid AS oid FROM pg_partition_tree(%(table)s::regclass) WHERE isleaf
+    UNION
+    SELECT oid FROM pg_class WHERE oid = %(table)s::regclass AND relkind = 'r'
     UNION ALL
     SELECT reltoastrelid FROM pg_class
-    WHERE oid IN (SELECT relid FROM pg_partition_tree('turns')) AND reltoastrelid <> 0
+    WHERE (oid IN (SELECT relid FROM pg_partition_tree(%(table)s::regclass))
+           OR oid = %(table)s::regclass)
+      AND reltoastrelid <> 0
 )
 SELECT pg_relation_filepath(oid) FROM tables
 UNION ALL
@@ -26,14 +30,14 @@ SELECT pg_relation_filepath(indexrelid) FROM pg_index WHERE indrelid IN (SELECT 
 """
 
 
-def relation_files(url: str) -> list[Path]:
-    """Every segment of the table's partitions', their TOAST tables' and their indexes' files,
-    after a CHECKPOINT has written what shared buffers held."""
+def relation_files(url: str, table: str = "turns") -> list[Path]:
+    """Every segment of `table`'s (its partitions'), their TOAST tables' and their indexes'
+    files, after a CHECKPOINT has written what shared buffers held."""
     conninfo = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
     with psycopg.connect(conninfo, autocommit=True) as conn:
         conn.execute("CHECKPOINT")
         data = Path(str(conn.execute("SHOW data_directory").fetchone()[0]))  # type: ignore[index]
-        paths = [data / str(row[0]) for row in conn.execute(_RELATIONS)]
+        paths = [data / str(row[0]) for row in conn.execute(_RELATIONS, {"table": table})]
     if not all(os.access(path, os.R_OK) for path in paths):
         pytest.skip("the server's data directory is not readable here (root on its machine)")
     return [
@@ -44,9 +48,9 @@ def relation_files(url: str) -> list[Path]:
     ]
 
 
-def relation_bytes(url: str) -> bytes:
+def relation_bytes(url: str, table: str = "turns") -> bytes:
     """The bytes of every file relation_files names."""
-    return b"".join(segment.read_bytes() for segment in relation_files(url))
+    return b"".join(segment.read_bytes() for segment in relation_files(url, table))
 
 
 def scrubbed(index: HistoryIndex) -> bool:

@@ -116,6 +116,7 @@ function readUrl() {
     q: get("q"),
     project: get("project"),
     days: get("days"),
+    words_only: get("words_only") === "1" ? "1" : "",
     open: get("open"),
     turn: get("turn"),
     kind: get("kind") === "files" ? "files" : "",
@@ -370,7 +371,13 @@ function turnsIn(project) {
 async function search(state, mine) {
   $("list-heading").textContent = t("results_heading");
   const { body } = await api(
-    query("/api/code/history", { q: state.q, project: state.project, days: state.days, k: SEARCH_K }),
+    query("/api/code/history", {
+      q: state.q,
+      project: state.project,
+      days: state.days,
+      words_only: state.words_only,
+      k: SEARCH_K,
+    }),
   );
   if (mine !== generation) return;
   termsOf.set(state.q, body.terms);
@@ -612,6 +619,7 @@ async function render() {
   const state = readUrl();
   if (document.activeElement !== $("q") || restoreFocus) $("q").value = state.q; // not while typing
   setDays(state.days);
+  $("words-only").checked = state.words_only === "1";
   setKind(state.kind);
   $("forget-project").hidden = !state.project;
   $("nothing").hidden = true;
@@ -660,7 +668,8 @@ function setKind(kind) {
 
 function formState() {
   const kind = $("kind-files").checked ? "files" : "";
-  return { ...readUrl(), q: $("q").value, project: $("project").value, days: $("days").value, open: "", turn: "", kind };
+  const words_only = $("words-only").checked ? "1" : "";
+  return { ...readUrl(), q: $("q").value, project: $("project").value, days: $("days").value, words_only, open: "", turn: "", kind };
 }
 
 // ---- keys: "/" to search, arrows and Enter through results, Esc back ----
@@ -734,6 +743,7 @@ function start() {
   $("project").addEventListener("change", () => go(formState(), true));
   for (const id of ["kind-turns", "kind-files"]) $(id).addEventListener("change", () => go(formState(), true));
   $("days").addEventListener("change", () => go(formState(), true));
+  $("words-only").addEventListener("change", () => go(formState(), true));
   $("forget-project").addEventListener("click", forgetProject);
   $("back").addEventListener("click", () => leaveConversation(readUrl()));
   $("token-dialog").addEventListener("cancel", (event) => event.preventDefault());

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -336,3 +337,70 @@ def test_search_by_meaning_is_off_unless_asked_for(
     index = HistoryIndex.open(tmp_path / "home" / "history.db")
     index.meaning(HashedWords(MEANINGS))
     assert index.search(PARAPHRASE, project=None, k=1)[0].turn_id == "topic-1"
+
+
+class NewModel(HashedWords):
+    """Another model (another id): the fake's words, each hashed to another dimension."""
+
+    model_id = "hashed-words-test-2"
+
+    def embed(self, texts: Any) -> Any:
+        return super().embed([" ".join(f"{word}2" for word in text.split()) for text in texts])
+
+
+def models(index: HistoryIndex) -> list[tuple[int, str]]:
+    with index.meaning().engine.connect() as conn:
+        found = conn.exec_driver_sql("SELECT turn_id, model FROM turn_vectors ORDER BY turn_id")
+        return [(int(row), str(model)) for row, model in found]
+
+
+def test_a_new_model_re_embeds_every_turn_newest_first_and_search_reads_only_its_vectors(
+    tmp_path: Path,
+) -> None:
+    index = filled(tmp_path / "history.db", turns=30)
+    index.meaning(HashedWords(MEANINGS)).embed()
+    assert index.search(PARAPHRASE, project=None, k=1)[0].turn_id == "topic-1"
+    newer = NewModel({f"{w}2": f"{m}2" for w, m in MEANINGS.items()})
+    found = index.meaning(newer)
+    assert found.waiting() == 36, "every vector is the old model's"
+    index.record(turn_id="late", session_id="late", project="/work/app", asked="late", answered="")
+    assert found.waiting() == 37
+    from history.meaning.vectors import embed_step
+
+    embed_step(found.engine, newer, 6)  # the turn recorded since, then the newest old vectors
+    stored = models(index)
+    assert [model for _row, model in stored[-6:]] == ["hashed-words-test-2"] * 6
+    assert {model for _row, model in stored[:-6]} == {"hashed-words-test"}
+    assert found.waiting() == 31
+    # Half done: the old model's vectors are not read (their cosines mean nothing to this query).
+    near = found.nearest(PARAPHRASE, k=50)
+    assert {row for row, _cosine in near} <= {row for row, _model in stored[-6:]}
+    assert found.embed(batch=4) == 31 and found.waiting() == 0
+    assert {model for _row, model in models(index)} == {"hashed-words-test-2"}
+    assert index.search(PARAPHRASE, project=None, k=1)[0].turn_id == "topic-1"
+
+
+def test_the_tool_and_the_http_search_keep_to_the_words_when_asked(tmp_path: Path) -> None:
+    """`words_only` (tool argument, `?words_only=1`) turns the blend off for one search; left
+    out, they follow the index's default, as the CLI does."""
+    from fastapi.testclient import TestClient
+
+    from history.api import create_app
+    from history.tools.recall_history import RecallHistoryTool
+    from tests.helpers.loopback import LOOPBACK
+
+    index = filled(tmp_path / "history.db")  # blended by default here
+    index.meaning(HashedWords(MEANINGS)).embed()
+    tool = RecallHistoryTool(index, "/work/app")
+    assert "topic-1" in tool.run(PARAPHRASE, k=1)
+    assert "topic-1" not in tool.run(PARAPHRASE, k=1, words_only=True)
+    assert tool.run(PARAPHRASE, words_only="yes").startswith("error: words_only")  # type: ignore[arg-type]
+    with TestClient(create_app(index), base_url=LOOPBACK) as client:
+        url = "/api/code/history"
+        blended = client.get(url, params={"q": PARAPHRASE, "k": 1}).json()
+        assert [hit["turn_id"] for hit in blended["hits"]] == ["topic-1"]
+        words = client.get(url, params={"q": PARAPHRASE, "k": 1, "words_only": 1}).json()
+        assert words["hits"] == []
+    index.meaning_search = False  # the default off: words_only=false asks for the blend
+    assert "topic-1" not in tool.run(PARAPHRASE, k=1)
+    assert "topic-1" in tool.run(PARAPHRASE, k=1, words_only=False)

@@ -64,7 +64,7 @@ def stored_project(index: HistoryIndex) -> str:
 def nearest(index: HistoryIndex, query: Any, k: int, project: str | None) -> list[int]:
     matrix = index.meaning().matrix
     with index.meaning().engine.connect() as conn:
-        matrix.refresh(conn)
+        matrix.refresh(conn, index.meaning().model_id)
     return [row for row, _cosine in matrix.nearest(query, k, project)]
 
 
