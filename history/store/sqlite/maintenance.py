@@ -55,7 +55,9 @@ class SqliteMaintenance(Maintenance):
         self._best_turns = best_turns.Keeper()
         self._path = sqlite_path(engine.url.render_as_string(hide_password=False))
         self._rescan_writer = writer(engine, autocheckpoint=False)
-        self._rescan = Rescan(engine, self._rescan_writer, insert, self._masking)
+        self._rescan = Rescan(
+            engine, self._rescan_writer, insert, self._masking, one_statement=True
+        )
         self._rescan_unsynced = 0.0  # re-scan step work since its last checkpoint
         self._merge_pages: int | None = None  # what fits MERGE_STEP_SECONDS, once measured
 
