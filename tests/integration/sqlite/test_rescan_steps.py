@@ -142,3 +142,43 @@ def test_a_rescan_steps_commits_never_copy_the_wal_back_with_the_lock_held(tmp_p
     assert sum(step.masked for step in iter_steps(index)) == LEAKS
     assert autocheckpoint and set(autocheckpoint) == {0}
     index.close()
+
+
+def test_a_rescan_step_adds_one_index_segment_however_many_turns_it_masks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # FTS5 writes the words pending in memory out as a segment at each statement's start: a
+    # statement a turn left a segment a turn, and at 256 on a level FTS5 merged them all inside
+    # the write that crossed it (~3,700 pages with the lock held at 100k turns). A step writes
+    # its turns in one statement, so it adds one segment whatever it masks. Counted, not timed.
+    with older_version():
+        index = HistoryIndex.open(tmp_path / "history.db")
+        assert index.tidy()
+        for n in range(120):
+            index.record(
+                turn_id=f"short-{n}",
+                session_id="s-short",
+                project=PROJECT,
+                asked=f"Mot de passe : {SECRET}{n:03d}x",
+                answered=f"ok {n}",
+            )
+        assert index.tidy()
+        index.close()
+    monkeypatch.setattr(rescan, "HOLD_SECONDS", 60.0)  # the text alone bounds a step here
+    index = HistoryIndex.open(tmp_path / "history.db")
+    index._upkeep.close()
+    steps = index._maintenance._rescan  # type: ignore[attr-defined]
+    added: list[tuple[int, int]] = []
+    while True:
+        with engine_of(index).connect() as conn:
+            before = fts.segment_count(conn)
+        step = steps.step(nullcontext())
+        if not step.more:
+            break
+        with engine_of(index).connect() as conn:
+            added.append((step.masked, fts.segment_count(conn) - before))
+    assert sum(masked for masked, _ in added) == 120
+    assert max(masked for masked, _ in added) >= 50  # many turns a step, not one
+    assert all(segments <= 1 for _, segments in added)
+    assert not index.search(f"{SECRET}007x")
+    index.close()
