@@ -91,12 +91,22 @@ class TimedLock:
         truncate, caught_up = checkpoints.truncate, checkpoints.caught_up
 
         def timed(engine: Any) -> bool:
-            for _ in range(checkpoints.MOST_PASSIVE_ROUNDS):
+            rounds = 0
+            while rounds < checkpoints.MOST_PASSIVE_ROUNDS:
+                rounds += 1
                 if caught_up(engine):
                     break
+            wal = Path(f"{engine.url.database}-wal")
+            size = wal.stat().st_size / 1e6 if wal.exists() else 0.0
             began = time.monotonic()
             done = checkpoints._checkpoint(engine, "TRUNCATE", wait=False)
-            self.transactions.append((time.monotonic() - began, 0.0, "checkpoints.truncate"))
+            self.transactions.append(
+                (
+                    time.monotonic() - began,
+                    0.0,
+                    f"checkpoints.truncate ({rounds} passive rounds, WAL {size:.0f} MB, {done})",
+                )
+            )
             return bool(done)
 
         if truncate.__module__ == checkpoints.__name__:
