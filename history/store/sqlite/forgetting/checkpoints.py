@@ -3,7 +3,11 @@ cutting the log to zero, so no frame of a forgotten turn is left in the -wal fil
 
 from __future__ import annotations
 
+import os
+
 from sqlalchemy import Engine
+
+from history.store.sqlite.engine import sqlite_path
 
 # The final checkpoint waits this long for the lock or for readers, not the busy timeout: a
 # record queued behind it would wait as long.
@@ -12,6 +16,33 @@ CHECKPOINT_WAIT_MS = 20
 # this many: what the truncating one copies and syncs, it does with writers blocked (33-55 ms at
 # 100k turns, 178 ms at 1M when one passive checkpoint had left frames to it).
 MOST_PASSIVE_ROUNDS = 4
+
+
+# A WAL larger than this, all copied back, is cut to zero between steps: cutting a file costs
+# by its size (30 ms for 19 MB on a loaded host, up to 175 ms at the scrub's end), and the WAL
+# keeps the largest size it ever reached until it is cut.
+TRIM_BYTES = 8 * 1024 * 1024
+
+
+def trim(engine: Engine) -> bool:
+    """A passive checkpoint, then, when it copied everything back and the WAL has grown past
+    TRIM_BYTES, cut it to zero (never waiting: a reader or writer in the way leaves it for the
+    next time). False when a reader held some frames back."""
+    if not caught_up(engine):
+        return False
+    if _wal_bytes(engine) > TRIM_BYTES:
+        _checkpoint(engine, "TRUNCATE", wait=False)
+    return True
+
+
+def _wal_bytes(engine: Engine) -> int:
+    path = sqlite_path(engine.url.render_as_string(hide_password=False))
+    if path is None:
+        return 0
+    try:
+        return os.stat(f"{path}-wal").st_size
+    except OSError:
+        return 0
 
 
 def passive(engine: Engine) -> bool:
