@@ -85,16 +85,28 @@ class TimedLock:
 
     def _time_truncating_checkpoints(self) -> None:
         """The scrub's last checkpoint (TRUNCATE) blocks writers while it copies what is left
-        of the WAL: counted as a transaction of its own (its passive part first, apart)."""
+        of the WAL: counted as a transaction of its own (its passive rounds first, apart)."""
         from history.store.sqlite.forgetting import checkpoints
 
-        truncate, passive = checkpoints.truncate, checkpoints.passive
+        truncate, caught_up = checkpoints.truncate, checkpoints.caught_up
 
         def timed(engine: Any) -> bool:
-            passive(engine)
+            rounds = 0
+            while rounds < checkpoints.MOST_PASSIVE_ROUNDS:
+                rounds += 1
+                if caught_up(engine):
+                    break
+            wal = Path(f"{engine.url.database}-wal")
+            size = wal.stat().st_size / 1e6 if wal.exists() else 0.0
             began = time.monotonic()
             done = checkpoints._checkpoint(engine, "TRUNCATE", wait=False)
-            self.transactions.append((time.monotonic() - began, 0.0, "checkpoints.truncate"))
+            self.transactions.append(
+                (
+                    time.monotonic() - began,
+                    0.0,
+                    f"checkpoints.truncate ({rounds} passive rounds, WAL {size:.0f} MB, {done})",
+                )
+            )
             return bool(done)
 
         if truncate.__module__ == checkpoints.__name__:
@@ -265,6 +277,159 @@ def upkeep_rescan(db: Path, interval: float) -> None:
     emit("secrets_left_in_bytes", "upkeep", raw.count(SECRET.encode()), "occurrences")
 
 
+class StepTrace:
+    """Every write transaction of an engine, statement by statement: each statement's wall time
+    (and the turn's text it rewrote, for an UPDATE of turns), the commit's, the pages the WAL
+    grew by, and the thread's CPU time against the wall time (a hold whose CPU time is much less
+    than its wall time waited: descheduled, or on I/O)."""
+
+    def __init__(self, engine: Any, wal: Path) -> None:
+        from sqlalchemy import event
+        from sqlalchemy.pool import Pool
+
+        self.wal = wal
+        self.done: list[dict[str, Any]] = []
+        self._now: dict[str, Any] | None = None
+        self._statement = 0.0
+
+        def begun(conn: Any) -> None:
+            self._now = {
+                "began": time.monotonic(),
+                "cpu": time.thread_time(),
+                "wal": self._wal_bytes(),
+                "statements": [],
+                "caller": _caller(),
+                "changes": _total_changes(conn.connection.dbapi_connection),
+            }
+
+        def before(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+            self._statement = time.monotonic()
+
+        def after(conn: Any, cursor: Any, statement: str, parameters: Any, *args: Any) -> None:
+            if self._now is not None:
+                took = (time.monotonic() - self._statement) * 1000
+                chars = 0
+                if statement.startswith("UPDATE turns") and isinstance(parameters, (tuple, list)):
+                    chars = sum(len(p) for p in parameters if isinstance(p, str))
+                changes = _total_changes(cursor.connection)
+                wrote = changes - self._now.get("changes", changes)
+                self._now["changes"] = changes
+                kind = " ".join(statement.split(" ", 2)[:2])
+                self._now["statements"].append((kind, round(took, 2), chars, wrote))
+
+        def committing(conn: Any) -> None:
+            if self._now is not None:
+                raw = conn.connection.dbapi_connection
+                self._now["levels"] = _levels(raw)
+                self._now["committing"] = time.monotonic()
+
+        def ended(conn: Any) -> None:
+            now = self._now
+            if now is None:
+                return
+            self._now = None
+            end = time.monotonic()
+            page = 4096
+            self.done.append(
+                {
+                    "ms": round((end - now["began"]) * 1000, 2),
+                    "cpu_ms": round((time.thread_time() - now["cpu"]) * 1000, 2),
+                    "commit_ms": round((end - now.get("committing", end)) * 1000, 2),
+                    "wal_pages": (self._wal_bytes() - now["wal"]) // (page + 24),
+                    "caller": now["caller"],
+                    "levels": now.get("levels"),
+                    "statements": now["statements"],
+                }
+            )
+
+        begun_only = begun
+
+        def begun_immediate(conn: Any) -> None:  # the write transactions only
+            if conn.get_execution_options().get("sqlite_begin") == "IMMEDIATE":
+                begun_only(conn)
+
+        pool = getattr(engine, "pool", Pool)
+        event.listen(engine, "begin", begun_immediate)
+        event.listen(engine, "before_cursor_execute", before)
+        event.listen(engine, "after_cursor_execute", after)
+        event.listen(engine, "commit", committing)
+        event.listen(engine, "rollback", ended)
+        event.listen(pool, "checkin", lambda *a: ended(None))
+
+    def _wal_bytes(self) -> int:
+        try:
+            return self.wal.stat().st_size
+        except OSError:
+            return 0
+
+
+def _total_changes(raw: Any) -> int:
+    return int(raw.execute("SELECT total_changes()").fetchone()[0])
+
+
+def _levels(raw: Any) -> list[tuple[int, int, int]]:
+    """FTS5's structure record: each level's (merge under way, segments, pages)."""
+    from history.store.sqlite.fts import _varints
+
+    row = raw.execute("SELECT block FROM turns_fts_data WHERE id = 10").fetchone()
+    block: bytes = row[0] if row else b""
+    v2 = block[4:8] == b"\xff\x00\x00\x01"
+    values = _varints(block[8 if v2 else 4 :])
+    if len(values) < 3:
+        return []
+    per, at, levels = (8 if v2 else 3), 3, []
+    for _ in range(values[0]):
+        merging, count = values[at], values[at + 1]
+        at += 2
+        pages = sum(values[at + k * per + 2] - values[at + k * per + 1] + 1 for k in range(count))
+        at += count * per
+        levels.append((merging, count, pages))
+    return levels
+
+
+def trace_rescan(db: Path, interval: float, limit: int, upkeep: bool = False) -> None:
+    """The doctor's path (or the upkeep's: `upkeep`, every engine of the process) with every
+    write transaction traced (StepTrace); prints the longest."""
+    from history import HistoryIndex
+    from history.store.sqlite.maintenance import SqliteMaintenance
+
+    index = HistoryIndex.open(db)
+    index._upkeep.close()
+    maintenance = index._maintenance
+    assert isinstance(maintenance, SqliteMaintenance)
+    wal = Path(f"{db}-wal")
+    from sqlalchemy import Engine
+
+    watched: Any = Engine if upkeep else maintenance._rescan_writer
+    traces = [StepTrace(watched, wal)]
+    recorder = Recorder(db, interval) if interval > 0 else None
+    time.sleep(1)
+    lock = TimedLock()
+    steps = 0
+    while steps < limit:
+        if upkeep:
+            if maintenance.step(32, lock) == "done":
+                break
+        elif not maintenance.rescan_step(lock).more:
+            break
+        steps += 1
+    if recorder is not None:
+        report_records("trace", "", recorder.finish())
+    done = [t for trace in traces for t in trace.done]
+    holds = [t["ms"] for t in done]
+    emit("traced_transactions", "trace", len(done), "transactions")
+    emit("hold_p99", "trace", percentile(holds, 0.99), "ms")
+    emit("hold_max", "trace", max(holds, default=0.0), "ms")
+    emit("over_50ms", "trace", sum(h > 50 for h in holds), "transactions")
+    for t in done:  # in order, compact
+        wrote = sum(statement[3] for statement in t["statements"])
+        print(json.dumps({"all": [t["ms"], t["commit_ms"], wrote, t["caller"][:24], t["levels"]]}))
+    for t in sorted(done, key=lambda t: -t["ms"])[: limit and 12]:
+        slow = sorted(t["statements"], key=lambda s: -s[1])[:6]
+        print(json.dumps({**t, "statements": len(t["statements"]), "slowest": slow}))
+    index.close()
+
+
 def baseline_redact(db: Path) -> None:
     """Every stored text read and redacted once, nothing written."""
     import sqlean.dbapi2 as sqlean
@@ -289,12 +454,19 @@ def main() -> None:
     parser.add_argument("--every", type=int, default=100, help="one turn in EVERY gets a secret")
     parser.add_argument("--interval", type=float, default=0.2, help="seconds between records")
     parser.add_argument("--work", type=Path, help="where the copy goes (default: a temp dir)")
+    parser.add_argument(
+        "--trace", type=int, default=0, help="trace this many steps of the doctor's path only"
+    )
+    parser.add_argument("--trace-upkeep", action="store_true", help="trace the upkeep's path")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(dir=args.work) as work:
         copy = Path(work) / "rescan.db"
         copy_to_disk(args.source, copy)
         planted = plant(copy, args.every)
         print(json.dumps({"meta": {"source": str(args.source), "planted": planted}}))
+        if args.trace:
+            trace_rescan(copy, args.interval, args.trace, args.trace_upkeep)
+            return
         second = Path(work) / "upkeep.db"
         shutil.copyfile(copy, second)
         baseline_redact(copy)

@@ -14,6 +14,7 @@ from sqlalchemy import Connection, event
 from history import HistoryIndex
 from history.store import rescan
 from history.store.sqlite import fts
+from history.store.sqlite import maintenance as sqlite_maintenance
 from tests.helpers.engines import engine_of
 from tests.helpers.forgetting import file_bytes
 from tests.helpers.rescan_setup import SECRET, older_version
@@ -141,4 +142,87 @@ def test_a_rescan_steps_commits_never_copy_the_wal_back_with_the_lock_held(tmp_p
     event.listen(engine_of(index), "commit", committing)
     assert sum(step.masked for step in iter_steps(index)) == LEAKS
     assert autocheckpoint and set(autocheckpoint) == {0}
+    index.close()
+
+
+def test_a_rescan_step_adds_one_index_segment_however_many_turns_it_masks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # FTS5 writes the words pending in memory out as a segment at each statement's start: a
+    # statement a turn left a segment a turn, and at 256 on a level FTS5 merged them all inside
+    # the write that crossed it (~3,700 pages with the lock held at 100k turns). A step writes
+    # its turns in one statement, so it adds one segment whatever it masks. Counted, not timed.
+    with older_version():
+        index = HistoryIndex.open(tmp_path / "history.db")
+        assert index.tidy()
+        for n in range(120):
+            index.record(
+                turn_id=f"short-{n}",
+                session_id="s-short",
+                project=PROJECT,
+                asked=f"Mot de passe : {SECRET}{n:03d}x",
+                answered=f"ok {n}",
+            )
+        assert index.tidy()
+        index.close()
+    monkeypatch.setattr(rescan, "HOLD_SECONDS", 60.0)  # the text alone bounds a step here
+    index = HistoryIndex.open(tmp_path / "history.db")
+    index._upkeep.close()
+    steps = index._maintenance._rescan  # type: ignore[attr-defined]
+    added: list[tuple[int, int]] = []
+    while True:
+        with engine_of(index).connect() as conn:
+            before = fts.segment_count(conn)
+        step = steps.step(nullcontext())
+        if not step.more:
+            break
+        with engine_of(index).connect() as conn:
+            added.append((step.masked, fts.segment_count(conn) - before))
+    assert sum(masked for masked, _ in added) == 120
+    assert max(masked for masked, _ in added) >= 50  # many turns a step, not one
+    assert all(segments <= 1 for _, segments in added)
+    assert not index.search(f"{SECRET}007x")
+    index.close()
+
+
+def test_rescan_merges_leave_large_segments_to_the_scrub(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A merge that reads a large segment writes each common word's whole list in one piece,
+    # whatever its page budget: the re-scan's merges take only segments of a few pages in all.
+    # With that bound below any segment, no merge runs during the steps (one segment each).
+    record_long_leaks(tmp_path / "history.db")
+    monkeypatch.setattr(rescan, "MOST_CHARS", 1_000)  # a turn a step, a segment a step
+    monkeypatch.setattr(sqlite_maintenance, "RESCAN_MERGE_MOST_INPUT_PAGES", 0)
+    index = HistoryIndex.open(tmp_path / "history.db")
+    index._upkeep.close()
+    with engine_of(index).connect() as conn:
+        before = fts.segment_count(conn)
+    steps = iter_steps(index)
+    with engine_of(index).connect() as conn:
+        after = fts.segment_count(conn)
+    assert after - before == len(steps) == LEAKS  # none merged away
+    assert index.tidy()  # the scrub the re-scan owes rewrites it all
+    with engine_of(index).connect() as conn:
+        assert fts.segment_count(conn) <= 2
+    assert SECRET.encode() not in file_bytes(tmp_path)
+    index.close()
+
+
+def test_rescan_merges_a_crowded_level_whatever_its_size(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Left alone, a level's segments are all merged inside the write that brings it to FTS5's
+    # crisismerge (256): past RESCAN_MERGE_CROWDED the steps merge it, large segments or not.
+    record_long_leaks(tmp_path / "history.db")
+    monkeypatch.setattr(rescan, "MOST_CHARS", 1_000)  # a turn a step, a segment a step
+    monkeypatch.setattr(sqlite_maintenance, "RESCAN_MERGE_MOST_INPUT_PAGES", 0)
+    monkeypatch.setattr(sqlite_maintenance, "RESCAN_MERGE_CROWDED", 8)
+    index = HistoryIndex.open(tmp_path / "history.db")
+    index._upkeep.close()
+    most = 0
+    for _ in iter_steps(index):
+        with engine_of(index).connect() as conn:
+            most = max(most, fts.segment_count(conn))
+    assert most <= 8 + 2  # merged once crowded, never left to pile up
     index.close()

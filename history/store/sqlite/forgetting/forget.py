@@ -161,7 +161,9 @@ class Forgetting:
         return state
 
     def checkpoint(self) -> None:
-        checkpoints.passive(self.engine)
+        """Copy the WAL back without blocking writers; cut it to zero once it has grown large
+        and is all copied (checkpoints.trim)."""
+        checkpoints.trim(self.engine)
 
     def close(self) -> None:
         self.spool.close()

@@ -121,7 +121,7 @@ class SqliteScrub:
         started = time.monotonic()
         self.move_spooled()
         if self._unsynced >= CHECKPOINT_EVERY_SECONDS:
-            checkpoints.passive(self._reader)
+            checkpoints.trim(self._reader)
             self._unsynced = 0.0
         if self.writers.let_in(LET_IN_SECONDS) is None:  # writers cannot be seen here
             time.sleep(max(0.0, self.pause - (time.monotonic() - started)))
