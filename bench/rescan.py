@@ -285,7 +285,6 @@ class StepTrace:
 
     def __init__(self, engine: Any, wal: Path) -> None:
         from sqlalchemy import event
-        from sqlalchemy.pool import Pool
 
         self.wal = wal
         self.done: list[dict[str, Any]] = []
@@ -342,19 +341,12 @@ class StepTrace:
                 }
             )
 
-        begun_only = begun
-
-        def begun_immediate(conn: Any) -> None:  # the write transactions only
-            if conn.get_execution_options().get("sqlite_begin") == "IMMEDIATE":
-                begun_only(conn)
-
-        pool = getattr(engine, "pool", Pool)
-        event.listen(engine, "begin", begun_immediate)
+        event.listen(engine, "begin", begun)
         event.listen(engine, "before_cursor_execute", before)
         event.listen(engine, "after_cursor_execute", after)
         event.listen(engine, "commit", committing)
         event.listen(engine, "rollback", ended)
-        event.listen(pool, "checkin", lambda *a: ended(None))
+        event.listen(engine.pool, "checkin", lambda *a: ended(None))
 
     def _wal_bytes(self) -> int:
         try:
@@ -387,9 +379,8 @@ def _levels(raw: Any) -> list[tuple[int, int, int]]:
     return levels
 
 
-def trace_rescan(db: Path, interval: float, limit: int, upkeep: bool = False) -> None:
-    """The doctor's path (or the upkeep's: `upkeep`, every engine of the process) with every
-    write transaction traced (StepTrace); prints the longest."""
+def trace_rescan(db: Path, interval: float, limit: int) -> None:
+    """The doctor's path with every write transaction traced (StepTrace); prints the longest."""
     from history import HistoryIndex
     from history.store.sqlite.maintenance import SqliteMaintenance
 
@@ -398,21 +389,16 @@ def trace_rescan(db: Path, interval: float, limit: int, upkeep: bool = False) ->
     maintenance = index._maintenance
     assert isinstance(maintenance, SqliteMaintenance)
     wal = Path(f"{db}-wal")
-    from sqlalchemy import Engine
-
-    watched: Any = Engine if upkeep else maintenance._rescan_writer
-    traces = [StepTrace(watched, wal)]
+    traces = [StepTrace(engine, wal) for engine in (maintenance._rescan_writer,)]
     recorder = Recorder(db, interval) if interval > 0 else None
     time.sleep(1)
     lock = TimedLock()
     steps = 0
     while steps < limit:
-        if upkeep:
-            if maintenance.step(32, lock) == "done":
-                break
-        elif not maintenance.rescan_step(lock).more:
-            break
+        step = maintenance.rescan_step(lock)
         steps += 1
+        if not step.more:
+            break
     if recorder is not None:
         report_records("trace", "", recorder.finish())
     done = [t for trace in traces for t in trace.done]
@@ -457,7 +443,6 @@ def main() -> None:
     parser.add_argument(
         "--trace", type=int, default=0, help="trace this many steps of the doctor's path only"
     )
-    parser.add_argument("--trace-upkeep", action="store_true", help="trace the upkeep's path")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(dir=args.work) as work:
         copy = Path(work) / "rescan.db"
@@ -465,7 +450,7 @@ def main() -> None:
         planted = plant(copy, args.every)
         print(json.dumps({"meta": {"source": str(args.source), "planted": planted}}))
         if args.trace:
-            trace_rescan(copy, args.interval, args.trace, args.trace_upkeep)
+            trace_rescan(copy, args.interval, args.trace)
             return
         second = Path(work) / "upkeep.db"
         shutil.copyfile(copy, second)

@@ -46,11 +46,9 @@ from history.upkeep import CALLER_STEP_PAGES
 # merge reads from may hold: FTS5 writes a word's whole list of turns in one piece whatever the
 # page budget, so a merge that takes in a large segment (the commonest words' lists, hundreds of
 # pages at 100k turns, thousands at 1M) is left to the scrub the re-scan owes, which rewrites
-# the whole index anyway. Unless a level is crowded: left to grow to FTS5's `crisismerge` (256)
-# its segments would all be merged inside whichever write crosses it (~2,700 pages, 300 ms).
+# the whole index anyway. Only the re-scan's own small segments are merged as they come.
 RESCAN_MERGE_PAGES = 16
-RESCAN_MERGE_MOST_INPUT_PAGES = 4096
-RESCAN_MERGE_CROWDED = 64
+RESCAN_MERGE_MOST_INPUT_PAGES = 512
 # A re-scan's commits never copy the WAL back (a commit that crosses wal_autocheckpoint's ~40 MB
 # does, the lock held: 100-170 ms at 100k): it is copied without blocking writers after this
 # much step work instead.
@@ -178,12 +176,8 @@ class SqliteMaintenance(Maintenance):
         segment, and left alone FTS5 merges a level's 256 inside whichever commit comes then."""
         if self.full_text:
             with writes, self._rescan_writer.begin() as conn:
-                found = fts_levels.levels(conn)
-                taken = fts_levels.merge_input_pages(found)
-                crowded = max((len(level.pages) for level in found), default=0)
-                if taken and (
-                    taken <= RESCAN_MERGE_MOST_INPUT_PAGES or crowded >= RESCAN_MERGE_CROWDED
-                ):
+                taken = fts_levels.merge_input_pages(fts_levels.levels(conn))
+                if 0 < taken <= RESCAN_MERGE_MOST_INPUT_PAGES:
                     conn.exec_driver_sql(fts.merge_statement(RESCAN_MERGE_PAGES))
 
     def rescan_left(self) -> int:

@@ -207,22 +207,3 @@ def test_rescan_merges_leave_large_segments_to_the_scrub(
         assert fts.segment_count(conn) <= 2
     assert SECRET.encode() not in file_bytes(tmp_path)
     index.close()
-
-
-def test_rescan_merges_a_crowded_level_whatever_its_size(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # Left alone, a level's segments are all merged inside the write that brings it to FTS5's
-    # crisismerge (256): past RESCAN_MERGE_CROWDED the steps merge it, large segments or not.
-    record_long_leaks(tmp_path / "history.db")
-    monkeypatch.setattr(rescan, "MOST_CHARS", 1_000)  # a turn a step, a segment a step
-    monkeypatch.setattr(sqlite_maintenance, "RESCAN_MERGE_MOST_INPUT_PAGES", 0)
-    monkeypatch.setattr(sqlite_maintenance, "RESCAN_MERGE_CROWDED", 8)
-    index = HistoryIndex.open(tmp_path / "history.db")
-    index._upkeep.close()
-    most = 0
-    for _ in iter_steps(index):
-        with engine_of(index).connect() as conn:
-            most = max(most, fts.segment_count(conn))
-    assert most <= 8 + 2  # merged once crowded, never left to pile up
-    index.close()
