@@ -28,27 +28,14 @@ from history.store import stats
 from history.store.maintenance import ENGLISH, Maintenance
 from history.store.owed import ScrubState
 from history.store.rescan import Rescan, Step
-from history.store.sqlite import (
-    best_turns,
-    damaged,
-    doctor,
-    fts,
-    fts_levels,
-    rank_extension,
-    recovery,
-)
+from history.store.sqlite import best_turns, damaged, doctor, fts, rank_extension, recovery
 from history.store.sqlite.engine import sqlite_path, writer
 from history.store.sqlite.forgetting.forget import UPKEEP_STEP_SECONDS, Forgetting
 from history.store.sqlite.forgetting.spool import spool_file
 from history.upkeep import CALLER_STEP_PAGES
 
-# Pages of the index merged after each step of a re-scan, and the most pages the segments that
-# merge reads from may hold: FTS5 writes a word's whole list of turns in one piece whatever the
-# page budget, so a merge that takes in a large segment (the commonest words' lists, hundreds of
-# pages at 100k turns, thousands at 1M) is left to the scrub the re-scan owes, which rewrites
-# the whole index anyway. Only the re-scan's own small segments are merged as they come.
+# Pages of the index merged after each step of a re-scan.
 RESCAN_MERGE_PAGES = 16
-RESCAN_MERGE_MOST_INPUT_PAGES = 512
 # A re-scan's commits never copy the WAL back (a commit that crosses wal_autocheckpoint's ~40 MB
 # does, the lock held: 100-170 ms at 100k): it is copied without blocking writers after this
 # much step work instead.
@@ -176,9 +163,7 @@ class SqliteMaintenance(Maintenance):
         segment, and left alone FTS5 merges a level's 256 inside whichever commit comes then."""
         if self.full_text:
             with writes, self._rescan_writer.begin() as conn:
-                taken = fts_levels.merge_input_pages(fts_levels.levels(conn))
-                if 0 < taken <= RESCAN_MERGE_MOST_INPUT_PAGES:
-                    conn.exec_driver_sql(fts.merge_statement(RESCAN_MERGE_PAGES))
+                conn.exec_driver_sql(fts.merge_statement(RESCAN_MERGE_PAGES))
 
     def rescan_left(self) -> int:
         return self._rescan.left()

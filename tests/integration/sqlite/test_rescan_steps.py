@@ -14,7 +14,6 @@ from sqlalchemy import Connection, event
 from history import HistoryIndex
 from history.store import rescan
 from history.store.sqlite import fts
-from history.store.sqlite import maintenance as sqlite_maintenance
 from tests.helpers.engines import engine_of
 from tests.helpers.forgetting import file_bytes
 from tests.helpers.rescan_setup import SECRET, older_version
@@ -182,28 +181,4 @@ def test_a_rescan_step_adds_one_index_segment_however_many_turns_it_masks(
     assert max(masked for masked, _ in added) >= 50  # many turns a step, not one
     assert all(segments <= 1 for _, segments in added)
     assert not index.search(f"{SECRET}007x")
-    index.close()
-
-
-def test_rescan_merges_leave_large_segments_to_the_scrub(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # A merge that reads a large segment writes each common word's whole list in one piece,
-    # whatever its page budget: the re-scan's merges take only segments of a few pages in all.
-    # With that bound below any segment, no merge runs during the steps (one segment each).
-    record_long_leaks(tmp_path / "history.db")
-    monkeypatch.setattr(rescan, "MOST_CHARS", 1_000)  # a turn a step, a segment a step
-    monkeypatch.setattr(sqlite_maintenance, "RESCAN_MERGE_MOST_INPUT_PAGES", 0)
-    index = HistoryIndex.open(tmp_path / "history.db")
-    index._upkeep.close()
-    with engine_of(index).connect() as conn:
-        before = fts.segment_count(conn)
-    steps = iter_steps(index)
-    with engine_of(index).connect() as conn:
-        after = fts.segment_count(conn)
-    assert after - before == len(steps) == LEAKS  # none merged away
-    assert index.tidy()  # the scrub the re-scan owes rewrites it all
-    with engine_of(index).connect() as conn:
-        assert fts.segment_count(conn) <= 2
-    assert SECRET.encode() not in file_bytes(tmp_path)
     index.close()
