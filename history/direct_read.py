@@ -82,6 +82,11 @@ class ReadingIndex:
         # As HistoryIndex: search by meaning where RECALL_MEANING=1 (or the caller says so).
         self.meaning_search = os.environ.get(MEANING_ENV) == "1"
 
+    @property
+    def direct(self) -> bool:
+        """Whether the home's file may be searched through the driver (when it is current)."""
+        return self._direct is not None
+
     def whole(self) -> HistoryIndex:
         """The home's HistoryIndex."""
         if self._whole is None or self._whole.closed:

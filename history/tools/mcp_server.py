@@ -107,7 +107,10 @@ def serve(
     ($RECALL_DATABASE_URL), in `language` (else $RECALL_LANGUAGE, else the locale's, else
     English). recall_history searches a current file through the driver alone; the home's
     HistoryIndex is opened when a tool needs more (history/direct_read.py)."""
-    index = cast("HistoryIndex", ReadingIndex(home, database_url))
+    reading = ReadingIndex(home, database_url)
+    if not reading.direct:
+        reading.whole()  # a database to make, migrate or reach: at start, as ever
+    index = cast("HistoryIndex", reading)
     here = project or os.getcwd()
     spoken = language or from_environment()
     try:

@@ -16,6 +16,7 @@ two paths to the same answers.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
@@ -114,6 +115,7 @@ class DirectSearch:
         self._mask = mask
         self._timeout_ms = busy_timeout_ms
         self._conn: Any = None
+        self._file: tuple[int, int] | None = None  # the file the connection has open
         self._ranked = False
         self._fts = FtsSearch(None)  # its word counts cached from one search to the next
         self._lock = threading.Lock()
@@ -133,12 +135,19 @@ class DirectSearch:
                 finally:
                     if conn.in_transaction:
                         conn.execute("ROLLBACK")  # nothing was written
-            except driver.Error as exc:
+            except (driver.Error, OSError) as exc:
                 log.debug("searching directly gave way to the whole path: %s", type(exc).__name__)
                 self._close()
                 return None
 
     def _connection(self) -> Any:
+        """The open connection, made again when the home's file is another one than it opened
+        (a damaged file moved aside, a copy put back): a long-lived server reads the file there
+        now, as the index does once it reopens."""
+        status = os.stat(self.database)
+        found = (status.st_dev, status.st_ino)
+        if self._conn is not None and found != self._file:
+            self._close()
         if self._conn is None:
             driver = sqlite_driver()
             conn = driver.connect(
@@ -149,7 +158,7 @@ class DirectSearch:
             except BaseException:
                 conn.close()
                 raise
-            self._conn = conn
+            self._conn, self._file = conn, found
         return self._conn
 
     def _close(self) -> None:

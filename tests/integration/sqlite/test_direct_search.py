@@ -17,6 +17,7 @@ import pytest
 from history import HistoryIndex, index, rules_version
 from history.direct_read import MEANING_ENV, ReadingIndex
 from history.domain import SearchResults, Turn
+from history.projects import project_key
 from history.query import terms
 from history.store.sqlite import direct_search, fts_search
 from history.store.sqlite.connection import set_up, sqlite_driver
@@ -68,11 +69,16 @@ def make_home(home: Path, root: Path, named_retention: bool) -> Path:
     opened = HistoryIndex.open(home / "history.db")
     opened.record_many(turns(root))
     opened.forget_session("s-gone")
-    if named_retention:
-        opened.set_retention(30, str(root / "q"))
     opened.set_retention(1000)
     opened.tidy()
     opened.close()
+    if named_retention:  # set after the upkeep: q's turns past it are stored still, not found
+        _set(
+            home / "history.db",
+            "INSERT INTO retention_settings (project, keep_days, set_at) VALUES (?, 30, ?)",
+            project_key(str(root / "q")),
+            NOW.replace(tzinfo=None).isoformat(sep=" ", timespec="microseconds"),
+        )
     return home / "history.db"
 
 
@@ -87,6 +93,8 @@ def queries(root: Path) -> list[tuple[str, str | None, int | None, int]]:
         ("parser config", p, 1, 5),
         ("parser config", None, 30, 10),
         ("argon2id login", None, 7, 5),
+        ("old parser config past retention", None, None, 2),
+        ("old parser config past retention", q, None, 5),
         ("parser", hidden, None, 5),
         ("parser", str(root / "nowhere"), None, 5),
         ("recall_history parser", p, None, 1),
@@ -133,6 +141,14 @@ def test_a_current_file_is_searched_directly_with_the_index_s_answers(
         assert cut == tight
         some = whole.search("pytest parser config", None, None, 10)
         assert all(hit.session_id != "s-gone" for hit in some)
+        stored = directly(reading).ask(
+            lambda found: found.sql.exec_driver_sql("SELECT count(*) FROM turns").scalar()
+        )
+        assert stored == len(turns(tmp_path)) - 1  # the forgotten one; t6 and t7 stored still
+        past = whole.search("old parser config past retention", None, None, 2)
+        # The two best, past q's retention where it has one: the margin brings two others.
+        assert len(past) == 2
+        assert ({hit.turn_id for hit in past} == {"t6", "t7"}) == (not named_retention)
         if not tight:  # what the searches compared above held
             assert len(some) == 10 and {hit.tainted for hit in some} == {True, False}
             assert any("redacted" in hit.session_id for hit in some)
@@ -245,3 +261,26 @@ def test_search_by_meaning_and_a_url_go_the_whole_way(
 def test_the_copied_constants_are_the_index_s() -> None:
     assert direct_search.RETENTION_MARGIN == index.RETENTION_MARGIN
     assert MEANING_ENV == index.MEANING_ENV
+
+
+def test_a_file_put_in_the_home_s_place_is_read_by_a_reader_already_open(tmp_path: Path) -> None:
+    """A long-lived server (`recall mcp`) reads the home's file as it is now: one moved aside
+    and replaced (a damaged file, a copy put back) is not read through the old connection."""
+    database = make_home(tmp_path / "home", tmp_path, named_retention=False)
+    other = make_home(tmp_path / "other", tmp_path / "elsewhere", named_retention=False)
+    opened = HistoryIndex.open(other)
+    opened.forget_session("s5")
+    opened.tidy()
+    opened.close()
+    reading = ReadingIndex(tmp_path / "home")
+    try:
+        before = directly(reading).ask(lambda found: found.count(None))
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{database}{suffix}").unlink(missing_ok=True)
+        other.rename(database)
+        after = directly(reading).ask(lambda found: found.count(None))
+        assert before is not None and after is not None
+        assert after == before - 30  # the other file's turns: its s5 forgotten
+        assert reading.search("parser", str(tmp_path / "elsewhere" / "p"), None, 5)
+    finally:
+        reading.close()
