@@ -23,7 +23,6 @@ again until the next build.
 from __future__ import annotations
 
 import json
-import random
 import struct
 import time
 from collections import Counter
@@ -242,6 +241,8 @@ def _common_words(conn: Connection) -> tuple[list[tuple[str, str]], dict[str, st
     """The index forms in between LIST_FROM_SHARE and LIST_UP_TO_SHARE of a sample of the
     turns, each with a word of that form (what the list's MATCH is made of); and every form in
     LIST_FROM_SHARE of them or more (those above have no list, but are counted)."""
+    import random  # the upkeep's alone: a search does without its import
+
     last = last_turn(conn)
     picked = sorted(random.Random(last).sample(range(1, last + 1), min(SAMPLE_TURNS, last)))
     marks = ", ".join("?" for _ in picked)
