@@ -16,14 +16,8 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from history.home import (
-    DATABASE_NAME,
-    configured_url,
-    ensure_private_dir,
-    ensure_private_file,
-    id_key_path,
-    resolve_home,
-)
+from history.direct_read import direct_database
+from history.home import id_key_path
 from history.prepare import RecordCounts, TurnFields, as_turn, prepare
 from history.redaction.ids import IdMask
 from history.store.sqlite import direct
@@ -84,21 +78,5 @@ def direct_recorder(
 ) -> DirectRecorder | None:
     """A recorder for the home's SQLite file when it can be written directly; None when the
     caller should open the index (`history_for`) instead."""
-    if configured_url(database_url) is not None:
-        return None
-    where = resolve_home(home)
-    database = (where / DATABASE_NAME).resolve()  # as the index names it (engine.database_url)
-    try:
-        if not database.is_file() or database.stat().st_size == 0:
-            return None  # made and migrated by the whole path
-        if not all(
-            os.access(path, os.W_OK)
-            for path in (database, Path(f"{database}-wal"), Path(f"{database}-shm"))
-            if path == database or path.exists()
-        ):
-            return None  # read-only: the index says so, and mends a sidecar's mode
-        ensure_private_dir(where)
-        ensure_private_file(database)
-    except OSError:
-        return None
-    return DirectRecorder(database, where)
+    found = direct_database(home, database_url)
+    return None if found is None else DirectRecorder(*found)

@@ -680,7 +680,8 @@ class HistoryIndex:
         from history import meaning
 
         engine = getattr(self._repository, "engine", None)
-        if not self.writable or engine is None or not meaning.installed():
+        given = self._meaning is not None  # a model given to meaning() (tests)
+        if not self.writable or engine is None or not (given or meaning.installed()):
             return
         stop = threading.Event()
         thread = threading.Thread(target=self._embedding, args=(stop,), daemon=True)

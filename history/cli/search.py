@@ -11,13 +11,17 @@ import json
 import os
 import sys
 from dataclasses import asdict
+from typing import TYPE_CHECKING, cast
 
-from history.cli.common import NOTHING, OK, USAGE, Commands, open_index, positive, top_k
+from history.cli.common import NOTHING, OK, USAGE, Commands, positive, top_k
 from history.cli.language import _, ngettext, number
 from history.cli.search_query import WordsAnywhere, read_query, say_kept
 from history.limits import MAX_K, MAX_QUERY_CHARS
 from history.tools.arguments import BadArgument
 from history.tools.recall_history import RecallHistoryTool
+
+if TYPE_CHECKING:
+    from history.index import HistoryIndex
 
 
 class TerminalSearch(RecallHistoryTool):
@@ -164,7 +168,10 @@ def cmd_search(args: argparse.Namespace) -> int:
     query = read_query(args.query)
     if query is None:
         return USAGE
-    index = open_index(args)
+    from history.direct_read import ReadingIndex
+
+    # A current file is searched through the driver alone (history/direct_read.py).
+    index = ReadingIndex(args.home, args.database_url)
     if args.meaning or args.words_only:
         index.meaning_search = args.meaning
     project = os.getcwd() if args.project is None else args.project
@@ -175,7 +182,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         print(json.dumps(rows, ensure_ascii=False, indent=2))
         say_kept(query)
         return OK if hits else NOTHING
-    search = TerminalSearch(index, project, language=args.language)
+    search = TerminalSearch(cast("HistoryIndex", index), project, language=args.language)
     answer = search.run(query, days=args.days, k=args.k, everywhere=args.everywhere)
     if answer.startswith("error: "):
         print(answer, file=sys.stderr)

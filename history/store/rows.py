@@ -5,20 +5,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, TypeVar
 
 from sqlalchemy import ColumnElement, Connection, Executable, delete, select
 
 from history.domain import (
-    Hit,
     NewTurn,
-    SearchResults,
     UpsertCounts,
 )
 from history.store.models import TURN_COLUMNS, ForgottenSession, Turn
+from history.store.row_values import hit as hit
+from history.store.row_values import hits as hits
 from history.store.row_values import names_json as names_json
 from history.store.row_values import row_values as row_values
-from history.store.views import turn_fields
+from history.store.search_plan import Ranked as Ranked
 
 T = TypeVar("T")
 
@@ -27,22 +27,6 @@ def chunks(items: Sequence[T], size: int = 500) -> Iterator[list[T]]:
     """`items` a few hundred at a time: as many as one statement may bind."""
     for start in range(0, len(items), size):
         yield list(items[start : start + size])
-
-
-def hit(row: Sequence[Any], score: float) -> Hit:
-    return Hit(**turn_fields(row), score=score)
-
-
-class Ranked(NamedTuple):
-    """What a backend's ranking found: rows with their scores, best first, and whether it was
-    cut short (some matching turns ranked only among the newest)."""
-
-    rows: list[tuple[Any, float]]
-    approximate: bool = False
-
-
-def hits(ranked: Ranked) -> SearchResults:
-    return SearchResults((hit(row, score) for row, score in ranked.rows), ranked.approximate)
 
 
 def scope(project: str | None, since: datetime | None) -> list[ColumnElement[bool]]:

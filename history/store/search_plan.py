@@ -8,8 +8,9 @@ may do so much work (its budget): a part too large for what is left is ranked in
 turns only (a window), or skipped, and the result says it was cut short. The top k are then
 read whole, ties going to the newer turn, each scored as a share of the most its words allow.
 
-This module holds what those backends share and imports none of them: the window a part is
-ranked in, the budget's bookkeeping, the bar a part must pass and the final top k.
+This module holds what those backends share and imports none of them (nor SQLAlchemy, but to
+read the top k through it): the window a part is ranked in, the budget's bookkeeping, the bar a
+part must pass and the final top k.
 """
 
 from __future__ import annotations
@@ -18,16 +19,24 @@ import heapq
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
-from sqlalchemy import Connection, select
-
+from history.domain import TURN_FIELDS
 from history.ranking import idf, share_of_best
-from history.store.models import TURN_COLUMNS, Turn
-from history.store.rows import Ranked
+
+if TYPE_CHECKING:
+    from sqlalchemy import Connection
 
 Start = TypeVar("Start")
-_ASKED_AT = [c.key for c in TURN_COLUMNS].index("asked_at")
+_ASKED_AT = TURN_FIELDS.index("asked_at")
+
+
+class Ranked(NamedTuple):
+    """What a backend's ranking found: rows with their scores, best first, and whether it was
+    cut short (some matching turns ranked only among the newest)."""
+
+    rows: list[tuple[Any, float]]
+    approximate: bool = False
 
 
 class Reach(Enum):
@@ -118,8 +127,24 @@ def top_k(
     """The `chosen` rows read whole, best first (ties to the newer turn), the first `k` of them
     scored as a share of the most the query's words allow (`word_bounds`). With `project`, the
     read names it too, so a store split by project reads that project's part alone."""
+    from sqlalchemy import select
+
+    from history.store.models import TURN_COLUMNS, Turn
+
     shown = [Turn.id.in_(list(chosen))] + ([] if project is None else [Turn.project == project])
     rows = conn.execute(select(Turn.id, *TURN_COLUMNS).where(*shown))
+    return best_of(rows, scores, k, word_bounds, cut_short)
+
+
+def best_of(
+    rows: Iterable[Sequence[Any]],
+    scores: Mapping[int, float],
+    k: int,
+    word_bounds: Sequence[float],
+    cut_short: bool,
+) -> Ranked:
+    """`top_k` of `rows` already read: each a row id, then the turn's fields in TURN_FIELDS'
+    order (`asked_at` a timezone-aware datetime)."""
     scored: list[tuple[Any, float]] = [(row[1:], scores[row[0]]) for row in rows]
     scored.sort(key=lambda pair: (-pair[1], -pair[0][_ASKED_AT].timestamp()))
     ranked = [(row, share_of_best(score, word_bounds)) for row, score in scored[:k]]

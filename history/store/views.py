@@ -5,9 +5,7 @@ way still deletes is left out in the SQL (hiding.py), so a page holds as many as
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
-from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -25,26 +23,7 @@ from history.store.models import (
     Turn,
     UtcDateTime,
 )
-
-_NAME_LISTS = domain.turn_fields_of_type(tuple[str, ...])
-_FLAGS = domain.turn_fields_of_type(bool)  # SQLite stores 0 or 1
-
-
-def turn_fields(row: Sequence[Any]) -> dict[str, Any]:
-    """The keyword arguments of a `domain.Turn` from a row of `TURN_COLUMNS`."""
-    fields = dict(zip(domain.TURN_FIELDS, row, strict=True))
-    for name in _NAME_LISTS:
-        fields[name] = _strings(fields[name])
-    for name in _FLAGS:
-        fields[name] = bool(fields[name])
-    return fields
-
-
-def _strings(stored: str) -> tuple[str, ...]:
-    """A stored JSON array of strings; most turns' edited or tools are empty, which costs no
-    parse (a 1,000-turn conversation spends much of its time decoding JSON otherwise)."""
-    return () if stored == "[]" else tuple(json.loads(stored))
-
+from history.store.row_values import turn_fields as turn_fields
 
 # Every statement is built once: SQLAlchemy then reuses its compiled form and its result map
 # (a statement built per call costs more than the query it runs).

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 from mcp.server.lowlevel import Server
@@ -28,13 +28,16 @@ from mcp_types import (
     ToolAnnotations,
 )
 
+from history.direct_read import ReadingIndex
 from history.i18n import N_, Messages, from_environment
-from history.index import history_for
 from history.tools.recall_file import RecallFileTool
 from history.tools.recall_history import RecallHistoryTool
 from history.tools.recall_turn import RecallTurnTool
 from history.tools.spec import AgentTool
 from history.version import package_version
+
+if TYPE_CHECKING:
+    from history.index import HistoryIndex
 
 NAME = "recall-history"
 INSTRUCTIONS = N_(
@@ -102,9 +105,16 @@ def serve(
     """Serve recall_history, recall_turn and recall_file on stdio over `<home>/history.db`
     ($RECALL_HOME or ~/.recall), or over the PostgreSQL database at `database_url`
     ($RECALL_DATABASE_URL), in `language` (else $RECALL_LANGUAGE, else the locale's, else
-    English)."""
-    index = history_for(home, database_url)
-    index.embed_in_background()  # search by meaning, where installed (imported in its thread)
+    English). recall_history searches a current file through the driver alone; the home's
+    HistoryIndex is opened when a tool needs more (history/direct_read.py), or at start where
+    search by meaning is installed, to embed the turns waiting in the background."""
+    from history import meaning
+
+    reading = ReadingIndex(home, database_url)
+    if not reading.direct or meaning.installed():
+        # A database to make, migrate or reach, or turns to embed: at start, as ever.
+        reading.whole().embed_in_background()
+    index = cast("HistoryIndex", reading)
     here = project or os.getcwd()
     spoken = language or from_environment()
     try:

@@ -9,13 +9,12 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from history.i18n import N_, Messages
-from history.index import AmbiguousTurnId
 from history.tools.arguments import BadArgument, shown, whole
 from history.tools.spec import IndexTool, read_only_annotations
 from history.tools.turn_text import conversation_text, turn_block
 
 if TYPE_CHECKING:
-    pass
+    from history.index import AmbiguousTurnId
 
 log = logging.getLogger(__name__)
 
@@ -99,6 +98,10 @@ class RecallTurnTool(IndexTool):
         )
         radius = whole("radius", radius, 0, MAX_RADIUS, hint, _)
         offset = whole("offset", offset, 0, 2**63, _("the offset a part named, or 0"), _)
+        # The index module (SQLAlchemy beneath it) is loaded by the first turn read, not by
+        # the MCP server's start (history/direct_read.py).
+        from history.index import AmbiguousTurnId
+
         try:
             turn = self.index.turn(turn_id.strip(), prefix=True)
         except AmbiguousTurnId as several:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import time
@@ -17,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.startup import INITIALIZE
-from history import HistoryIndex
+from bench.startup import INITIALIZE, mcp_stdin
+from history import HistoryIndex, rules_version
 from history.importers import _READERS
 
 # What none of the short commands needs: the service, the MCP SDK, the migrations' engine.
@@ -83,23 +84,86 @@ def test_version_imports_neither_the_index_nor_the_service(home: Path) -> None:
     assert "importlib.metadata" not in modules
 
 
-def test_search_imports_the_index_and_not_the_service_or_the_importers(home: Path) -> None:
+# What a search of a current file does without: it reads through the SQLite driver alone
+# (history/direct_read.py), so neither SQLAlchemy nor the index nor the store's engine.
+ENGINE = ("sqlalchemy", "history.index", "history.store.models", "history.store.sqlite.engine")
+DIRECT_SEARCH = "history.store.sqlite.direct_search"
+
+
+def test_search_of_a_current_file_imports_no_sqlalchemy_nor_the_service(home: Path) -> None:
     modules = loaded(home, "search", "login", "--everywhere")
-    assert "history.index" in modules  # it did search
-    assert under(modules, SERVICE + RECORDING + OTHER_TOOLS + ORM) == []
+    assert DIRECT_SEARCH in modules  # it did search, through the driver
+    assert under(modules, SERVICE + RECORDING + OTHER_TOOLS + ORM + ENGINE) == []
 
 
 def test_search_of_a_project_reads_its_key_without_the_redaction_rules(home: Path) -> None:
     modules = loaded(home, "search", "login", "--project", str(home), "--json")
-    assert "history.stored_forms" in modules  # it did look the project up
-    assert under(modules, SERVICE + RECORDING + OTHER_TOOLS + ORM) == []
+    assert DIRECT_SEARCH in modules  # it did look the project up
+    assert under(modules, SERVICE + RECORDING + OTHER_TOOLS + ORM + ENGINE) == []
 
 
 def test_search_of_a_project_with_no_turns_reads_no_redaction_rules_either(home: Path) -> None:
     """No stored key is a masked one: the project's masked key would find nothing either."""
     modules = loaded(home, "search", "login", "--project", str(home / "elsewhere"))
-    assert "history.stored_forms" in modules
-    assert under(modules, SERVICE + RECORDING + OTHER_TOOLS + ORM) == []
+    assert DIRECT_SEARCH in modules
+    assert under(modules, SERVICE + RECORDING + OTHER_TOOLS + ORM + ENGINE) == []
+
+
+def test_search_of_a_file_with_a_rescan_due_goes_through_the_index(home: Path) -> None:
+    """Its hits are masked on the way out (history/masking.py): the index's to do."""
+    conn = sqlite3.connect(home / "home" / "history.db")
+    with conn:
+        conn.execute(
+            "UPDATE retention_settings SET keep_days = 1 WHERE project = ?",
+            (rules_version.VERSION_KEY,),
+        )
+    conn.close()
+    modules = loaded(home, "search", "login", "--everywhere")
+    assert "history.index" in modules
+    assert under(modules, SERVICE + OTHER_TOOLS + ORM) == []
+
+
+MCP_DRIVER = """
+import json, os, sys
+exit_now = os._exit
+def listed(code):
+    with open(sys.argv[1], "w") as out:
+        json.dump(sorted(sys.modules), out)
+    exit_now(code)
+os._exit = listed  # `recall mcp` ends its process at once when its client goes
+from history.cli import main
+main(sys.argv[2:])
+"""
+
+
+def test_the_mcp_server_answers_its_first_search_without_sqlalchemy(home: Path) -> None:
+    listing = home / "mcp-modules.json"
+    env = {**os.environ, "RECALL_HOME": str(home / "home")}
+    server = subprocess.Popen(
+        [sys.executable, "-c", MCP_DRIVER, str(listing), "mcp", "--project", str(home)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        text=True,
+    )
+    assert server.stdin is not None and server.stdout is not None
+    try:
+        server.stdin.write(mcp_stdin().replace("parser config", "login"))
+        server.stdin.flush()
+        answer: dict[str, object] = {}
+        for line in server.stdout:
+            answer = json.loads(line)
+            if answer.get("id") == 2:
+                break
+        server.stdin.close()
+        server.wait(timeout=30)
+    finally:
+        server.kill()
+    assert "argon2id" in json.dumps(answer)  # it found the turn
+    modules = set(json.loads(listing.read_text()))
+    assert DIRECT_SEARCH in modules
+    assert under(modules, (*RECORDING, "rich", *ORM, *ENGINE)) == []
 
 
 def test_show_opens_a_turn_without_the_redaction_rules_or_the_service(home: Path) -> None:
@@ -122,9 +186,8 @@ def hook_payload(home: Path) -> str:
     return json.dumps({"transcript_path": str(transcript), "hook_event_name": "Stop"})
 
 
-# What a hook into a current file does without: it writes through the SQLite driver alone
-# (history/direct_record.py), so neither SQLAlchemy nor the index nor the store's engine.
-ENGINE = ("sqlalchemy", "history.index", "history.store.models", "history.store.sqlite.engine")
+# A hook into a current file writes through the SQLite driver alone
+# (history/direct_record.py), without ENGINE either.
 
 
 def test_hook_imports_neither_the_service_nor_the_migrations_nor_sqlalchemy(home: Path) -> None:

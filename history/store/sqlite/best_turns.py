@@ -23,18 +23,19 @@ again until the next build.
 from __future__ import annotations
 
 import json
-import random
 import struct
 import time
 from collections import Counter
 from dataclasses import dataclass
-
-from sqlalchemy import Connection
-from sqlalchemy.exc import OperationalError
+from typing import TYPE_CHECKING
 
 from history.query import quote, stem, words
 from history.ranking import COLUMN_WEIGHTS, K1, B
 from history.store.sqlite import fts, word_counts
+from history.store.sqlite.reads import Sql, operational
+
+if TYPE_CHECKING:
+    from sqlalchemy import Connection
 
 LISTS = "best_turns_lists"
 ROWS = "best_turns"
@@ -102,14 +103,16 @@ def score(term_idf: float, hits: float, length: int, average_length: float) -> f
     return term_idf * ((hits * (K1 + 1.0)) / (hits + K1 * (1 - B + B * length / average_length)))
 
 
-def read(conn: Connection, word: str, project: str | None) -> BestTurns | None:
+def read(conn: Sql, word: str, project: str | None) -> BestTurns | None:
     """`word`'s list (by its index form), or None when there is none (or no table: a file
     that could not be migrated, opened read-only)."""
     try:
         found = conn.exec_driver_sql(
             f"SELECT built_upto, average_length, bound FROM {LISTS} WHERE word = ?", (word,)
         ).first()
-    except OperationalError:
+    except Exception as error:
+        if not operational(error):
+            raise
         return None
     if found is None:
         return None
@@ -121,7 +124,7 @@ def read(conn: Connection, word: str, project: str | None) -> BestTurns | None:
     return BestTurns(int(found[0]), float(found[1]), float(found[2]), rows)
 
 
-def last_turn(conn: Connection) -> int:
+def last_turn(conn: Sql) -> int:
     return int(conn.exec_driver_sql("SELECT max(id) FROM turns").scalar() or 0)
 
 
@@ -238,6 +241,8 @@ def _common_words(conn: Connection) -> tuple[list[tuple[str, str]], dict[str, st
     """The index forms in between LIST_FROM_SHARE and LIST_UP_TO_SHARE of a sample of the
     turns, each with a word of that form (what the list's MATCH is made of); and every form in
     LIST_FROM_SHARE of them or more (those above have no list, but are counted)."""
+    import random  # the upkeep's alone: a search does without its import
+
     last = last_turn(conn)
     picked = sorted(random.Random(last).sample(range(1, last + 1), min(SAMPLE_TURNS, last)))
     marks = ", ".join("?" for _ in picked)

@@ -91,7 +91,7 @@ def _write(
         conn.execute(f"PRAGMA cache_size = -{WRITER_CACHE_KIB}")
         conn.execute("BEGIN IMMEDIATE")
         try:
-            written = _upsert(conn, turns, bulk) if _current(conn) else None
+            written = _upsert(conn, turns, bulk) if current(conn) else None
             conn.execute("COMMIT" if written is not None else "ROLLBACK")
         finally:
             if conn.in_transaction:
@@ -107,8 +107,9 @@ def _one(conn: sqlite3.Connection, sql: str, *values: Any) -> Any:
     return None if row is None else row[0]
 
 
-def _current(conn: sqlite3.Connection) -> bool:
-    """Whether the file needs nothing but the write (see the module's note)."""
+def current(conn: sqlite3.Connection) -> bool:
+    """Whether the file needs nothing but the write (see the module's note); a search through
+    the driver asks it too (direct_search.py)."""
     if _one(conn, "SELECT version_num FROM alembic_version") != SCHEMA_HEAD:
         return False
     if _one(conn, "SELECT 1 FROM forget_work LIMIT 1") or _one(
@@ -134,7 +135,7 @@ def _upsert(
     conn: sqlite3.Connection, turns: Sequence[NewTurn], bulk: summaries.BulkFlag
 ) -> Written:
     skipped = _forgotten(conn, list(dict.fromkeys(turn.session_id for turn in turns)))
-    policy, now = _retention(conn), datetime.now(UTC)
+    policy, now = retention(conn), datetime.now(UTC)
     kept = [
         turn
         for turn in turns
@@ -195,7 +196,7 @@ def _forgotten(conn: sqlite3.Connection, sessions: list[str]) -> set[str]:
     return found
 
 
-def _retention(conn: sqlite3.Connection) -> RetentionPolicy:
+def retention(conn: sqlite3.Connection) -> RetentionPolicy:
     """The settings and cutoffs, as store/retention.py's `load` reads them."""
     keep = {
         (None if key == EVERY else key): int(days)

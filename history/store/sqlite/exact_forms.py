@@ -17,9 +17,8 @@ import heapq
 import math
 from collections.abc import Iterable, Mapping, Sequence
 
-from sqlalchemy import Connection
-
 from history.ranking import EXACT_FORM_BONUS, exact_form_bonus
+from history.store.sqlite.reads import Sql
 
 # Rows each part returns by bm25 (its SQL LIMIT): ranking them costs FTS5 little more than
 # ranking fewer; only the ones within reach of the top k are given the bonus. When the turns a
@@ -33,7 +32,7 @@ MOST_BONUSED = 640
 
 
 def with_bonus(
-    conn: Connection,
+    conn: Sql,
     terms: Sequence[str],
     term_idf: Mapping[str, float],
     scores: Mapping[int, float],
@@ -80,7 +79,7 @@ def _kth(final: Mapping[int, float], k: int) -> float:
     return heapq.nlargest(k, final.values())[-1]
 
 
-def _texts(conn: Connection, rowids: Sequence[int]) -> list[tuple[int, tuple[str, ...]]]:
+def _texts(conn: Sql, rowids: Sequence[int]) -> list[tuple[int, tuple[str, ...]]]:
     marks = ", ".join("?" for _ in rowids)
     sql = f"SELECT id, asked, answered, files, work FROM turns WHERE id IN ({marks})"
     return [(row[0], tuple(row[1:])) for row in conn.exec_driver_sql(sql, tuple(rowids))]

@@ -12,11 +12,14 @@ back to `recall doctor`.
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, text
-from sqlalchemy.exc import OperationalError
+from typing import TYPE_CHECKING
 
 from history.store.sqlite.connection import FTS_TABLE as FTS_TABLE
 from history.store.sqlite.connection import INDEX_TEXT_FUNCTION
+from history.store.sqlite.reads import Sql, operational
+
+if TYPE_CHECKING:
+    from sqlalchemy import Connection
 
 TEXT_COLUMNS = ("asked", "answered", "files", "work")
 # One token per project (a column of `turns` computed from `project`): a project-scoped search
@@ -33,13 +36,17 @@ def fts5_available(conn: Connection) -> bool:
     """True when this SQLite has FTS5 compiled in (probed with a temporary table)."""
     try:
         conn.exec_driver_sql("CREATE VIRTUAL TABLE temp.recall_fts5_probe USING fts5(x)")
-    except OperationalError:
+    except Exception as error:
+        if not operational(error):
+            raise
         return False
     conn.exec_driver_sql("DROP TABLE temp.recall_fts5_probe")
     return True
 
 
 def fts_exists(conn: Connection) -> bool:
+    from sqlalchemy import text
+
     found = conn.execute(
         text("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = :name"),
         {"name": FTS_TABLE},
@@ -131,14 +138,14 @@ def merge_statement(pages: int) -> str:
     return config_statement("merge", pages)
 
 
-def indexed_rows(conn: Connection) -> int:
+def indexed_rows(conn: Sql) -> int:
     """The number of rows FTS5 counts for bm25, from its averages record."""
     averages = conn.exec_driver_sql(f"SELECT block FROM {FTS_TABLE}_data WHERE id = 1").scalar()
     values = _varints(averages or b"", 1)
     return values[0] if values else 0
 
 
-def average_length(conn: Connection) -> float:
+def average_length(conn: Sql) -> float:
     """The average row length bm25 divides by (every column's tokens over the rows), from the
     same record."""
     averages = conn.exec_driver_sql(f"SELECT block FROM {FTS_TABLE}_data WHERE id = 1").scalar()
@@ -148,7 +155,7 @@ def average_length(conn: Connection) -> float:
     return sum(values[1:]) / values[0]
 
 
-def segment_count(conn: Connection) -> int:
+def segment_count(conn: Sql) -> int:
     """How many segments the index holds: what a search reads each word's postings from."""
     block = conn.exec_driver_sql(f"SELECT block FROM {FTS_TABLE}_data WHERE id = 10").scalar()
     if not block:

@@ -22,19 +22,20 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Sequence
-from datetime import datetime
-from typing import Any, NamedTuple
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from sqlalchemy import Connection, Dialect, Engine
-
+from history.domain import TURN_FIELDS
 from history.query import stem
 from history.ranking import score_bound
 from history.store import search_plan
-from history.store.models import UtcDateTime
-from history.store.rows import Ranked
-from history.store.search_plan import Reach, Window
+from history.store.search_plan import Ranked, Reach, Window
 from history.store.sqlite import best_turns, exact_forms, fts, rank_extension, word_counts
 from history.store.sqlite.fts_parts import Best, Part
+from history.store.sqlite.reads import Sql
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
 
 # What one search may cost FTS5, in rows scored. With bm25() (not recall_bm25), each word in a
 # MATCH also costs a read of its posting list: a posting costs about a fiftieth of a scored row.
@@ -130,7 +131,10 @@ class _Budget(search_plan.Budget):
 
 
 class FtsSearch:
-    def __init__(self, engine: Engine) -> None:
+    """The search of one file, and its cached word counts. `engine`: SQLAlchemy's, for
+    `search`; a process reading through the driver alone calls `search_on` (direct_search.py)."""
+
+    def __init__(self, engine: Engine | None) -> None:
         self.engine = engine
         self._document_frequency: dict[str, int] = {}
         self._cached_at_rows = 0
@@ -141,14 +145,30 @@ class FtsSearch:
     ) -> Ranked:
         """The best `k` rows (with their scores) for `terms` in `project` (None: every project),
         asked at `since` or later, and whether some part was cut short."""
+        assert self.engine is not None
         with self.engine.connect() as conn:
-            indexed = fts.indexed_rows(conn)
-            tag = fts.project_tag(project) if project is not None else None
-            frequency = self._frequencies(conn, [*terms, *([tag] if tag else [])], indexed)
-            words = search_plan.Words.of(terms, frequency, indexed)
-            return _Search(conn, words, _Scope(project, tag, since, indexed), k).ranked()
+            ranked = bool(conn.connection.info.get(rank_extension.FUNCTION))
+            return self.search_on(conn, ranked, terms, project, since, k)
 
-    def _frequencies(self, conn: Connection, terms: Sequence[str], rows: int) -> dict[str, int]:
+    def search_on(
+        self,
+        conn: Sql,
+        ranked: bool,
+        terms: Sequence[str],
+        project: str | None,
+        since: datetime | None,
+        k: int,
+    ) -> Ranked:
+        """`search` over `conn`, in its transaction; `ranked`: whether recall_bm25 is loaded
+        into it (rank_extension.py)."""
+        indexed = fts.indexed_rows(conn)
+        tag = fts.project_tag(project) if project is not None else None
+        frequency = self._frequencies(conn, [*terms, *([tag] if tag else [])], indexed)
+        words = search_plan.Words.of(terms, frequency, indexed)
+        scope = _Scope(project, tag, since, indexed)
+        return _Search(conn, ranked, words, scope, k).ranked()
+
+    def _frequencies(self, conn: Sql, terms: Sequence[str], rows: int) -> dict[str, int]:
         """Document frequencies from fts5vocab: counting one reads its posting list, so on a
         large index they are cached until it has grown by a hundredth (or shrunk: a forget).
         They order the words, size the parts and bound each word's score, and recall_bm25 scores
@@ -194,11 +214,13 @@ class _Search:
     rows or from its word's list of best turns; then the exact-form bonus, the parts whose
     left-out turns could still pass the k-th best ranked again deeper, and the top k."""
 
-    def __init__(self, conn: Connection, words: search_plan.Words, scope: _Scope, k: int) -> None:
+    def __init__(
+        self, conn: Sql, ranked: bool, words: search_plan.Words, scope: _Scope, k: int
+    ) -> None:
         self.conn, self.words, self.scope, self.k = conn, words, scope, k
         frequency = words.frequency
-        self.since = _stored(scope.since, conn.dialect) if scope.since is not None else None
-        self.counts = frequency if conn.connection.info.get(rank_extension.FUNCTION) else None
+        self.since = stored_time(scope.since) if scope.since is not None else None
+        self.counts = frequency if ranked else None
         self.budget = _Budget(frequency, scope.tag, self.counts is None, scope.rows)
         self.ceiling = [score_bound(words.idf[term]) for term in words.ordered]
         self.best = Best(k)
@@ -220,7 +242,8 @@ class _Search:
         bounds = [score_bound(value) for value in self.words.idf.values()]
         chosen = search_plan.tied_at_kth(final, self.k)
         cut_short = self.budget.cut_short or not proven
-        return search_plan.top_k(self.conn, final, chosen, self.k, bounds, cut_short)
+        rows = _turns(self.conn, chosen)
+        return search_plan.best_of(rows, final, self.k, bounds, cut_short)
 
     def _rarest_first(self) -> None:
         """Word by word, rarest first, until no turn left can pass the k-th best."""
@@ -341,7 +364,7 @@ class _Search:
 
 
 def _ranked(
-    conn: Connection,
+    conn: Sql,
     part: Part,
     counts: dict[str, int] | None,
     since: str | None,
@@ -380,7 +403,7 @@ def _ranked(
 
 
 def _walked(
-    conn: Connection, newest: str, walked: tuple[Any, ...], scored: bool
+    conn: Sql, newest: str, walked: tuple[Any, ...], scored: bool
 ) -> tuple[Sequence[Any], int]:
     """The best rows of the walk `newest`, and how many rows it matched."""
     if scored:
@@ -399,7 +422,29 @@ def _walked(
     return rows, int(rows[0][3]) if rows else 0
 
 
-def _stored(when: datetime, dialect: Dialect) -> str:
-    """`when` as `turns.asked_at` stores it."""
-    process = UtcDateTime().bind_processor(dialect)
-    return str(process(when) if process else when)
+def stored_time(when: datetime) -> str:
+    """`when` as `turns.asked_at` stores it: naive UTC text (models.UtcDateTime, as SQLAlchemy's
+    SQLite DATETIME writes it)."""
+    if when.tzinfo is None:
+        raise ValueError("asked_at must be timezone-aware")
+    return when.astimezone(UTC).replace(tzinfo=None).isoformat(sep=" ", timespec="microseconds")
+
+
+_TURN_ROWS = f"SELECT id, {', '.join(TURN_FIELDS)} FROM turns WHERE id IN "
+_ASKED_AT = 1 + TURN_FIELDS.index("asked_at")
+_TAINTED = 1 + TURN_FIELDS.index("tainted")
+
+
+def _turns(conn: Sql, ids: Sequence[int]) -> list[tuple[Any, ...]]:
+    """The rows `ids` whole (the row id first, then the turn's fields), read as SQLAlchemy
+    reads them through models.Turn: the time timezone-aware UTC, the flag a bool."""
+    found: list[tuple[Any, ...]] = []
+    for start in range(0, len(ids), 500):
+        chunk = tuple(ids[start : start + 500])
+        marks = ", ".join("?" for _ in chunk)
+        for row in conn.exec_driver_sql(f"{_TURN_ROWS}({marks})", chunk):
+            values = list(row)
+            values[_ASKED_AT] = datetime.fromisoformat(values[_ASKED_AT]).replace(tzinfo=UTC)
+            values[_TAINTED] = bool(values[_TAINTED])
+            found.append(tuple(values))
+    return found

@@ -16,12 +16,14 @@ forget made wrong is ever read, and nothing counted from a forgotten turn stays 
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-from sqlalchemy import Connection
-from sqlalchemy.exc import OperationalError
+from typing import TYPE_CHECKING
 
 from history.query import quote
 from history.store.sqlite import fts
+from history.store.sqlite.reads import Sql, operational
+
+if TYPE_CHECKING:
+    from sqlalchemy import Connection
 
 TABLE = "word_counts"
 # As fts_search.REFRESH_AFTER_GROWTH: a count that lags this much growth moves an idf by less
@@ -32,7 +34,7 @@ _VOCAB = f"temp.{fts.FTS_TABLE}_vocab"
 ROWS_FUNCTION = "recall_rows"
 
 
-def read(conn: Connection, words: Sequence[str], rows: int) -> dict[str, int]:
+def read(conn: Sql, words: Sequence[str], rows: int) -> dict[str, int]:
     """The counts of `words` (index forms) still fresh in an index of `rows` turns; none from a
     file without the table (opened read-only before it could be migrated)."""
     if not words:
@@ -42,7 +44,9 @@ def read(conn: Connection, words: Sequence[str], rows: int) -> dict[str, int]:
         found = conn.exec_driver_sql(
             f"SELECT word, holding, turns FROM {TABLE} WHERE word IN ({marks})", tuple(words)
         ).all()
-    except OperationalError:
+    except Exception as error:
+        if not operational(error):
+            raise
         return {}
     return {
         str(word): int(holding)
@@ -65,7 +69,7 @@ def stale(conn: Connection, words: Sequence[str], rows: int) -> list[str]:
     return [word for word in words if word not in fresh]
 
 
-def count(conn: Connection, form: str, word: str | None = None) -> int:
+def count(conn: Sql, form: str, word: str | None = None) -> int:
     """The turns holding `form` (an index form) in a column other than the work, as recall_bm25
     counts it: the compiled recall_rows walks the postings of `word` (a word of that form, the
     form itself by default: FTS5 stems what a MATCH says). Where the library has no recall_rows,
@@ -77,7 +81,9 @@ def count(conn: Connection, form: str, word: str | None = None) -> int:
             f"WHERE {fts.FTS_TABLE} MATCH ? LIMIT 1",
             (quote(word if word is not None else form),),
         ).scalar()
-    except OperationalError:  # no such function: a library built before it, or none
+    except Exception as error:  # no such function: a library built before it, or none
+        if not operational(error):
+            raise
         conn.exec_driver_sql(
             f"CREATE VIRTUAL TABLE IF NOT EXISTS {_VOCAB} "
             f"USING fts5vocab(main, {fts.FTS_TABLE}, row)"
