@@ -17,8 +17,11 @@ _RELATIONS = """
 WITH tables AS (
     SELECT relid AS oid FROM pg_partition_tree('turns') WHERE isleaf
     UNION ALL
+    SELECT 'turns_waiting'::regclass
+    UNION ALL
     SELECT reltoastrelid FROM pg_class
-    WHERE oid IN (SELECT relid FROM pg_partition_tree('turns')) AND reltoastrelid <> 0
+    WHERE (oid IN (SELECT relid FROM pg_partition_tree('turns')) OR oid = 'turns_waiting'::regclass)
+        AND reltoastrelid <> 0
 )
 SELECT pg_relation_filepath(oid) FROM tables
 UNION ALL
@@ -27,7 +30,8 @@ SELECT pg_relation_filepath(indexrelid) FROM pg_index WHERE indrelid IN (SELECT 
 
 
 def relation_files(url: str) -> list[Path]:
-    """Every segment of the table's partitions', their TOAST tables' and their indexes' files,
+    """Every segment of the table's partitions', `turns_waiting`'s, their TOAST tables' and their
+    indexes' files,
     after a CHECKPOINT has written what shared buffers held."""
     conninfo = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
     with psycopg.connect(conninfo, autocommit=True) as conn:

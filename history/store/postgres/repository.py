@@ -105,14 +105,14 @@ class PostgresTurnRepository(SqlTurnRepository):
     ) -> int:
         """Rows and tombstones in one transaction; the scrub is owed from its commit on."""
         removed = super()._forget(conn, session_ids, project)
-        if removed:
+        if removed + waiting.forget(conn, session_ids, project):
             project_words.forget_gone_projects(conn)
             self._scrub.owed(conn)
         return removed
 
     def _expire(self, conn: Connection, project: str | None, before: datetime) -> int:
         removed = super()._expire(conn, project, before)
-        if removed:
+        if removed + waiting.expire(conn, project, before):
             project_words.forget_gone_projects(conn)
             self._scrub.owed(conn)
         return removed

@@ -17,9 +17,9 @@ from sqlalchemy.engine import make_url
 from bench import pg_forget_load, pg_load
 from bench.corpus import default_end
 from bench.measure import percentile
-from history import HistoryIndex
+from history import HistoryIndex, upkeep
 from tests.helpers.engines import engine_of
-from tests.helpers.pg_files import relation_bytes, scrubbed
+from tests.helpers.pg_files import relation_bytes, scrubbed, url
 
 _FILES = text(
     "SELECT c.relname, c.relfilenode FROM pg_partition_tree('turns') t"
@@ -130,6 +130,51 @@ def test_a_record_meeting_a_partition_being_rewritten_waits_beside_it_and_moves_
     assert [hit.turn_id for hit in index.search("zebra")] == ["live"]
     with engine_of(index).connect() as conn:
         assert conn.execute(text("SELECT count(*) FROM turns_waiting")).scalar_one() == 0
+
+
+def _record_while_held(
+    index: HistoryIndex, held: str, turn_id: str, session_id: str, asked: str
+) -> None:
+    """Record a turn while its partition is held as a rewrite holds it: it waits beside it."""
+    with psycopg.connect(_conninfo(index)) as rewriting:
+        rewriting.execute(f"LOCK TABLE {held} IN ACCESS EXCLUSIVE MODE")  # as VACUUM FULL does
+        said = index.record_outcome(
+            turn_id=turn_id,
+            session_id=session_id,
+            project="/work/project-1",
+            asked=asked,
+            answered="",
+        )
+        assert said == "spooled"
+        rewriting.rollback()
+
+
+def test_a_forget_leaves_no_text_in_the_table_live_turns_wait_in(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Upkeep (which moves waiting turns in) runs when this test asks, not on its own.
+    monkeypatch.setattr(upkeep, "QUIET_SECONDS", 3600.0)
+    index = HistoryIndex.open(postgres_url)
+    _fill(index, projects=3, turns=2)
+    with engine_of(index).connect() as conn:
+        (held,) = conn.execute(_PARTITION_OF, {"project": "/work/project-1"}).scalars()
+    # One waits and moves in (its bytes stay behind, dead), one is still waiting at the forget.
+    _record_while_held(index, held, turn_id="moved", session_id="s-m", asked="zebramovedin")
+    index.tidy()
+    assert index.turn("moved") is not None
+    _record_while_held(index, held, turn_id="waits", session_id="s-w", asked="zebrastillwaits")
+    written = relation_bytes(url(index))
+    assert b"zebramovedin" in written and b"zebrastillwaits" in written
+    with engine_of(index).connect() as conn:
+        assert conn.execute(text("SELECT count(*) FROM turns_waiting")).scalar_one() == 1
+    assert index.forget_sessions(["s-m", "s-w"]) == 1  # the stored one; the waiting one too
+    assert scrubbed(index)
+    written = relation_bytes(url(index))
+    assert b"zebramovedin" not in written and b"zebrastillwaits" not in written
+    index.tidy()
+    assert index.turn("waits") is None and not index.search("zebrastillwaits")
+    assert index.search("project built", project="/work/project-1")
+    index.close()
 
 
 def test_a_turn_id_recorded_under_another_project_is_stored_once(index: HistoryIndex) -> None:
