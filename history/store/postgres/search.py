@@ -177,20 +177,23 @@ class TsvectorSearch:
 
 @contextmanager
 def _planned(conn: Connection, project: str | None) -> Iterator[None]:
-    """The search's statements planned as EVERY_PROJECT_PLANS or ONE_PROJECT_PLANS say."""
+    """The search's statements planned as EVERY_PROJECT_PLANS or ONE_PROJECT_PLANS say. The
+    search ends with a COMMIT: psycopg forgets every statement it prepared on a ROLLBACK (which
+    is how the pool would end it), and with them their plans."""
     plans = EVERY_PROJECT_PLANS if project is None else ONE_PROJECT_PLANS
     if plans:
         conn.exec_driver_sql(f"SET LOCAL plan_cache_mode = {plans}")
     driver: Any = conn.connection.driver_connection
-    if project is not None or not plans or driver is None:
-        yield
-        return
-    kept = driver.prepare_threshold
-    driver.prepare_threshold = 0
+    at_once = project is None and bool(plans) and driver is not None
+    kept = driver.prepare_threshold if at_once else None
+    if at_once:
+        driver.prepare_threshold = 0
     try:
         yield
     finally:
-        driver.prepare_threshold = kept
+        if at_once:
+            driver.prepare_threshold = kept
+    conn.commit()
 
 
 def _as_if_spread(

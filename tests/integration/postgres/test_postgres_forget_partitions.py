@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import psycopg
 import pytest
-from sqlalchemy import text
+from sqlalchemy import event, text
 from sqlalchemy.engine import make_url
 
 from bench import pg_forget_load, pg_load
@@ -94,6 +95,56 @@ def test_a_search_of_another_project_does_not_wait_for_a_partition_being_rewritt
             assert found and {hit.project for hit in found} == {"/work/project-5"}
             assert index.turn("t-5-1") is not None
         rewriting.rollback()
+
+
+# Of the statements a connection prepared, those reading `turns` in every project or in one.
+_PLANS = (
+    "SELECT coalesce(sum(generic_plans) FILTER (WHERE statement NOT LIKE '%project = $%'), 0),"
+    " coalesce(sum(generic_plans) FILTER (WHERE statement LIKE '%project = $%'), 0)"
+    " FROM pg_prepared_statements WHERE statement LIKE '%FROM turns%WHERE%'"
+)
+
+
+def _generic_plans(index: HistoryIndex, search: Callable[[], object]) -> tuple[int, int]:
+    """The runs of a plan made before (every project, one project) on the connections `search`
+    read `turns` through."""
+    drivers: dict[int, Any] = {}
+
+    def keep(conn: Any, cursor: Any, statement: str, *rest: Any) -> None:
+        if "FROM turns" in statement:
+            drivers[id(conn.connection.driver_connection)] = conn.connection.driver_connection
+
+    event.listen(engine_of(index), "before_cursor_execute", keep)
+    try:
+        search()
+    finally:
+        event.remove(engine_of(index), "before_cursor_execute", keep)
+    every, one = 0, 0
+    for driver in drivers.values():
+        row = driver.execute(_PLANS).fetchone()
+        driver.commit()  # a rollback would drop the connection's prepared statements
+        every, one = every + int(row[0]), one + int(row[1])
+    return every, one
+
+
+def test_an_every_project_search_runs_the_plan_its_connection_made_before(
+    index: HistoryIndex,
+) -> None:
+    """64 partitions cost milliseconds to plan: an every-project search plans its statements
+    once per connection; a one-project search is planned for its project's partition each time
+    (a plan made before would lock every partition, one being rewritten too)."""
+    _fill(index)
+
+    def every() -> None:
+        for _ in range(4):
+            assert index.search("part built")
+
+    def one() -> None:
+        for _ in range(8):
+            assert index.search("part built", project="/work/project-5")
+
+    assert _generic_plans(index, every)[0] >= 2
+    assert _generic_plans(index, one)[1] == 0
 
 
 def test_a_record_meeting_a_partition_being_rewritten_waits_beside_it_and_moves_in(
