@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import time
 from typing import Any
 
+from psycopg import sql
 from sqlalchemy import event
 
 from bench.corpus import queries
@@ -25,6 +27,39 @@ from bench.measure import RECALL, Emitter, percentile
 from history import HistoryIndex
 from history.store.postgres import search
 from tests.helpers.engines import engine_of
+
+
+def _as_prepared(statement: str, parameters: dict[str, Any]) -> tuple[str, list[Any]]:
+    """The statement with `$n` for its `%(name)s` parameters, and their values in order."""
+    names: list[str] = []
+
+    def number(match: re.Match[str]) -> str:
+        if match.group(1) not in names:
+            names.append(match.group(1))
+        return f"${names.index(match.group(1)) + 1}"
+
+    return re.sub(r"%\((\w+)\)s", number, statement), [parameters[n] for n in names]
+
+
+def _cached(raw: Any, statement: str, parameters: Any, mode: str) -> dict[str, Any]:
+    """The statement prepared (SQL PREPARE) and run twice under `plan_cache_mode = mode`: the
+    second run's planning and execution, as a connection that ran it before would see them."""
+    body, values = _as_prepared(statement, parameters or {})
+    raw.execute(f"SET plan_cache_mode = {mode}")
+    raw.execute(sql.SQL("PREPARE recall_plan AS {}").format(sql.SQL(body)))
+    try:
+        call: sql.Composable = sql.SQL(
+            "EXPLAIN (ANALYZE, SUMMARY, FORMAT JSON) EXECUTE recall_plan"
+        )
+        if values:
+            listed = sql.SQL(", ").join(sql.Literal(v) for v in values)
+            call = sql.SQL("{} ({})").format(call, listed)
+        for _ in range(2):
+            (plan,) = raw.execute(call).fetchone()[0]
+    finally:
+        raw.execute("DEALLOCATE recall_plan")
+        raw.execute("RESET plan_cache_mode")
+    return {"planning": float(plan["Planning Time"]), "execution": float(plan["Execution Time"])}
 
 
 def _explained(raw: Any, statement: str, parameters: Any) -> dict[str, Any]:
@@ -51,6 +86,7 @@ def run(
     explain: bool = True,
     planned: str = "cached",
     passes: int = 1,
+    prepared: str = "",
 ) -> None:
     """`planned`: "cached" as the code has it, or "each" (every statement planned for its
     values: the search before its plans were cached). `passes`: the sample is searched that many
@@ -85,7 +121,10 @@ def run(
             index.search(query.text, project=project)
             totals["search"].append((time.perf_counter() - started) * 1000)
             statements = list(sent) if explain else []
-            explained = [_explained(driver, s, p) for s, p in statements]
+            if prepared:
+                explained = [_cached(driver, s, p, prepared) for s, p in statements]
+            else:
+                explained = [_explained(driver, s, p) for s, p in statements]
             driver.rollback()
             totals["planning"].append(sum(e["planning"] for e in explained))
             totals["execution"].append(sum(e["execution"] for e in explained))
@@ -95,7 +134,7 @@ def run(
     for name, values in totals.items():
         for p in (50, 95):
             unit = "statements" if name == "n" else "ms"
-            out.emit(f"{scope}_{name}_p{p}", RECALL, percentile(values, p), unit, planned=planned)
+            out.emit(f"{scope}_{name}_p{p}", RECALL, percentile(values, p), unit, prepared=prepared)
     print(json.dumps({"scope": scope, "plan_cache": plan_cache, "queries": len(sample)}))
     index.close()
 
@@ -110,6 +149,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--no-explain", action="store_true", help="time the searches only")
     parser.add_argument("--planned", choices=("cached", "each"), default="cached")
     parser.add_argument("--passes", type=int, default=1)
+    parser.add_argument(
+        "--prepared",
+        default="",
+        help="explain each statement prepared and run twice under this plan_cache_mode",
+    )
     args = parser.parse_args(argv)
     explain = not args.no_explain
     run(
@@ -121,6 +165,7 @@ def main(argv: list[str] | None = None) -> None:
         explain,
         args.planned,
         args.passes,
+        args.prepared,
     )
 
 
