@@ -228,6 +228,29 @@ def test_a_forget_leaves_no_text_in_the_table_live_turns_wait_in(
     index.close()
 
 
+def test_a_record_does_not_wait_for_another_projects_partition_being_rewritten(
+    index: HistoryIndex,
+) -> None:
+    _fill(index, projects=4, turns=2)
+    with engine_of(index).connect() as conn:
+        (held,) = conn.execute(_PARTITION_OF, {"project": "/work/project-1"}).scalars()
+        (other,) = conn.execute(_PARTITION_OF, {"project": "/work/project-2"}).scalars()
+    assert held != other
+    with psycopg.connect(_conninfo(index)) as rewriting:
+        rewriting.execute(f"LOCK TABLE {held} IN ACCESS EXCLUSIVE MODE")  # as VACUUM FULL does
+        for n in range(8):  # past the triggers' five plans for their values: cached plans too
+            started = time.monotonic()
+            said = index.record_outcome(
+                turn_id=f"beside-{n}",
+                session_id="beside",
+                project="/work/project-2",
+                asked="a turn of another project",
+                answered="",
+            )
+            assert said == "new" and time.monotonic() - started < 0.9
+        rewriting.rollback()
+
+
 def test_a_turn_id_recorded_under_another_project_is_stored_once(index: HistoryIndex) -> None:
     index.record(
         turn_id="moved", session_id="s", project="/work/a", asked="first home", answered=""
