@@ -81,10 +81,12 @@ def _search(url: str, n: int, stop: Event, out: Any) -> None:
     for query in sample[:5]:
         index.search(query.text, project=None)
     times: dict[str, list[float]] = {"every": [], "project": []}
+    at: dict[str, list[float]] = {"every": [], "project": []}
     i, failed = 0, 0
     while not stop.is_set():
         query = sample[i % len(sample)]
         scope = "every" if i % 2 == 0 else "project"
+        at[scope].append(time.time())
         started = time.perf_counter()
         try:
             index.search(query.text, project=None if scope == "every" else query.project)
@@ -93,7 +95,7 @@ def _search(url: str, n: int, stop: Event, out: Any) -> None:
         times[scope].append((time.perf_counter() - started) * 1000)
         i += 1
     index.close()
-    out.put({"kind": "search", "times": times, "failed": failed})
+    out.put({"kind": "search", "times": times, "at": at, "failed": failed})
 
 
 @dataclass
@@ -107,6 +109,13 @@ class Run:
     searches_failed: int = 0
     record_ms: list[float] = field(default_factory=list)
     search_ms: dict[str, list[float]] = field(default_factory=lambda: {"every": [], "project": []})
+    # When each search began (wall clock), beside search_ms.
+    search_at: dict[str, list[float]] = field(default_factory=lambda: {"every": [], "project": []})
+
+    def during(self, scope: str, start: float, end: float) -> list[float]:
+        """The times of the searches of `scope` that began between `start` and `end`."""
+        pairs = zip(self.search_at[scope], self.search_ms[scope], strict=True)
+        return [ms for at, ms in pairs if start <= at < end]
 
     def add(self, said: dict[str, Any]) -> None:
         if said["kind"] == "record":
@@ -118,6 +127,7 @@ class Run:
             self.searches_failed += said["failed"]
             for scope, times in said["times"].items():
                 self.search_ms[scope] += times
+                self.search_at[scope] += said["at"][scope]
 
 
 class Workers:
@@ -158,6 +168,10 @@ class Forgotten:
     forget_s: float
     scrubbed_s: float
     gone: bool
+    # Wall clock: the forget began, its delete committed, the scrub was done.
+    began: float = 0.0
+    deleted: float = 0.0
+    done: float = 0.0
 
 
 def _canaries(index: HistoryIndex, session_id: str, project: str, tag: str) -> None:
@@ -176,15 +190,18 @@ def _forget(index: HistoryIndex, what: str, forget: Any, bytes_of: Any, limit: f
 
     repository = index._repository
     assert isinstance(repository, PostgresTurnRepository)
+    began = time.time()
     started = time.monotonic()
     removed = forget()
     forgot = time.monotonic() - started
+    deleted = time.time()
     while repository._scrub.pending() and time.monotonic() - started < limit:
         if not repository._scrub.run():
             time.sleep(0.2)
     scrubbed = time.monotonic() - started
+    done = time.time()
     gone = not bytes_of(f"{CANARY}{what}".encode())
-    return Forgotten(what, removed, forgot, scrubbed, gone)
+    return Forgotten(what, removed, forgot, scrubbed, gone, began, deleted, done)
 
 
 def run(
@@ -270,6 +287,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--quiet", type=float, default=30.0)
     parser.add_argument("--session-turns", type=int, default=30)
     parser.add_argument("--project-turns", type=int, default=40_000)
+    parser.add_argument(
+        "--settle", type=float, default=5.0, help="seconds of recording before the forgets"
+    )
     args = parser.parse_args(argv)
     out = Emitter(args.size)
     quiet, loaded, forgotten = run(
@@ -280,6 +300,7 @@ def main(argv: list[str] | None = None) -> None:
         args.quiet,
         args.session_turns,
         args.project_turns,
+        args.settle,
     )
     for name, ran in (("quiet", quiet), ("loaded", loaded)):
         for scope, times in ran.search_ms.items():
@@ -296,6 +317,24 @@ def main(argv: list[str] | None = None) -> None:
     for f in forgotten:
         out.emit(f"forget_{f.what}", RECALL, f.forget_s, "s", turns=f.turns)
         out.emit(f"forget_{f.what}_scrubbed", RECALL, f.scrubbed_s, "s", gone=f.gone)
+    _windows(out, loaded, forgotten, args.settle)
+
+
+def _windows(out: Emitter, loaded: Run, forgotten: Sequence[Forgotten], settle: float) -> None:
+    """Search p50/p95 while recording only (the `settle` seconds before the first forget), then
+    during each forget's delete and during its scrub."""
+    windows = [("recording", forgotten[0].began - settle, forgotten[0].began)]
+    for f in forgotten:
+        windows += [
+            (f"{f.what}_delete", f.began, f.deleted),
+            (f"{f.what}_scrub", f.deleted, f.done),
+        ]
+    for name, start, end in windows:
+        for scope in ("every", "project"):
+            times = loaded.during(scope, start, end)
+            for p in (50, 95):
+                value = percentile(times, p) if times else 0.0
+                out.emit(f"search_{scope}_p{p}_{name}", RECALL, value, "ms", n=len(times))
 
 
 if __name__ == "__main__":

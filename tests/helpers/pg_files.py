@@ -19,9 +19,11 @@ WITH tables AS (
     UNION
     SELECT oid FROM pg_class WHERE oid = %(table)s::regclass AND relkind = 'r'
     UNION ALL
+    SELECT 'turns_waiting'::regclass
+    UNION ALL
     SELECT reltoastrelid FROM pg_class
     WHERE (oid IN (SELECT relid FROM pg_partition_tree(%(table)s::regclass))
-           OR oid = %(table)s::regclass)
+           OR oid = %(table)s::regclass OR oid = 'turns_waiting'::regclass)
       AND reltoastrelid <> 0
 )
 SELECT pg_relation_filepath(oid) FROM tables
@@ -31,8 +33,8 @@ SELECT pg_relation_filepath(indexrelid) FROM pg_index WHERE indrelid IN (SELECT 
 
 
 def relation_files(url: str, table: str = "turns") -> list[Path]:
-    """Every segment of `table`'s (its partitions'), their TOAST tables' and their indexes'
-    files, after a CHECKPOINT has written what shared buffers held."""
+    """Every segment of `table`'s (its partitions'), `turns_waiting`'s, their TOAST tables' and
+    their indexes' files, after a CHECKPOINT has written what shared buffers held."""
     conninfo = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
     with psycopg.connect(conninfo, autocommit=True) as conn:
         conn.execute("CHECKPOINT")

@@ -25,6 +25,10 @@ log = logging.getLogger(__name__)
 SEARCH_TRIES = 24
 # A record moving the turns it left waiting does not wait for their partition.
 MOVE_WAIT_MS = 50
+# A forget's delete runs the summary triggers, whose cached plans name every partition: one being
+# rewritten by another process's scrub (tens of seconds at a million turns) holds it up. It waits
+# for that rewrite rather than failing after the engine's 5 s.
+FORGET_LOCK_TIMEOUT = text("SET LOCAL lock_timeout = '5min'")
 _PROJECT_OF = text("SELECT project FROM turn_ids WHERE turn_id = :turn_id")
 _ANY_WAITING = text("SELECT EXISTS (SELECT FROM turns_waiting)")
 
@@ -104,15 +108,17 @@ class PostgresTurnRepository(SqlTurnRepository):
         self, conn: Connection, session_ids: Sequence[str], project: str | None = None
     ) -> int:
         """Rows and tombstones in one transaction; the scrub is owed from its commit on."""
+        conn.execute(FORGET_LOCK_TIMEOUT)
         removed = super()._forget(conn, session_ids, project)
-        if removed:
+        if removed + waiting.forget(conn, session_ids, project):
             project_words.forget_gone_projects(conn)
             self._scrub.owed(conn)
         return removed
 
     def _expire(self, conn: Connection, project: str | None, before: datetime) -> int:
+        conn.execute(FORGET_LOCK_TIMEOUT)
         removed = super()._expire(conn, project, before)
-        if removed:
+        if removed + waiting.expire(conn, project, before):
             project_words.forget_gone_projects(conn)
             self._scrub.owed(conn)
         return removed

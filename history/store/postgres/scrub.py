@@ -7,7 +7,10 @@ word from its tree once indexed, even when no row holds it any more. So the scru
 the old files. `turns` is partitioned by a hash of the project (revision 0019) and each deleted
 row notes its partition (`scrub_partitions`), so the scrub rewrites only those partitions, one
 at a time, each holding its own lock for the seconds its copy takes: a search of another project
-never waits, a record or an every-project search waits for one partition at most.
+never waits, a record or an every-project search waits for one partition at most. The table
+live turns wait in while their partition is rewritten (`turns_waiting`, waiting.py) is rewritten
+last, whenever its files hold a page: a forget deletes its waiting turns with the stored ones,
+and a turn that waited and moved in left its bytes there too.
 
 It waits for no reader: a snapshot older than the forget (which could still see the rows and
 keeps them in the copy), or a lock held on a partition past LOCK_TIMEOUT_MS, leaves the scrub
@@ -48,7 +51,17 @@ LOCK_TIMEOUT_MS = 500
 # The rewrite rebuilds every index of a partition while it holds it: sorting more of a GIN
 # build in memory (the server's default is 64 MB) shortens that.
 _REWRITE_MEMORY = "SET maintenance_work_mem = '256MB'"
-_NOTED = text("SELECT partition, since_xid FROM scrub_partitions ORDER BY partition")
+# `turns_waiting` (waiting.py) holds the dead rows of the turns it moved into `turns` or a forget
+# deleted: rewritten with the partitions, after them, whenever its files hold a page.
+WAITING = "turns_waiting"
+_NOTE_WAITING = text(
+    "INSERT INTO scrub_partitions AS s (partition, since_xid)"
+    f" SELECT '{WAITING}', pg_current_xact_id()::text WHERE pg_relation_size('{WAITING}') > 0"
+    " ON CONFLICT (partition) DO UPDATE SET since_xid = excluded.since_xid"
+)
+_NOTED = text(
+    f"SELECT partition, since_xid FROM scrub_partitions ORDER BY partition = '{WAITING}', partition"
+)
 _EVERY_PARTITION = text(
     f"SELECT c.relname FROM ({schema.PARTITIONS}) t JOIN pg_class c ON c.oid = t.relid"
     " ORDER BY c.relname"
@@ -74,6 +87,7 @@ class Scrub:
         owed.owe_scrub(conn, insert, since_xid=xid)
         if every_partition:
             conn.execute(_NOTE_EVERY)
+        conn.execute(_NOTE_WAITING)
 
     def run(self) -> bool:
         """Rewrite the partitions a forget left dead rows in; False when a reader holds it

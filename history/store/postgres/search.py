@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import heapq
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
@@ -69,6 +70,15 @@ HEAD_SHARE = 0.25
 # part when they fit in this share of what is left of the budget.
 REPEAT_SHARE = 0.2
 REPEATS_SHARE_OF_BUDGET = 0.5
+# `turns` is 64 partitions (revision 0019): planning a statement over all of them costs 6-14 ms
+# at 1M turns (bench/RESULTS.md), as much as running it, and a search runs a few. Every statement
+# of an every-project search is prepared on its first run (psycopg's default is the fifth), and
+# runs the plan its connection made the first time for the same SQL (a generic plan: the same
+# scans of every partition's index, whatever the words). A one-project search is planned for its
+# values: the planner keeps its project's partition only, so it never waits for another
+# partition being rewritten by a forget (a generic plan would lock every partition it names).
+EVERY_PROJECT_PLANS = "force_generic_plan"
+ONE_PROJECT_PLANS = "force_custom_plan"
 V = schema.VECTOR_COLUMN
 QUESTION = question_index.QUESTION_WORDS
 IN_PROJECT = project_index.PROJECT_WORDS
@@ -131,7 +141,7 @@ class TsvectorSearch:
         # The column holds words with every mark dropped (`recall_words`); a query word keeps
         # the marks of non-Latin letters (`й`), as FTS5 does.
         terms = list(dict.fromkeys(strip_marks(term) for term in terms))
-        with self.engine.connect() as conn:
+        with self.engine.connect() as conn, _planned(conn, project):
             rows, frequency = self.counts.rows_and_counts(conn, terms)
             words = search_plan.Words.of(terms, frequency, max(rows, 1))
             ordered = words.ordered
@@ -163,6 +173,27 @@ class TsvectorSearch:
             # In one project, the project's partition only (revision 0019): a search never
             # waits for another project's partition being rewritten by a forget.
             return search_plan.top_k(conn, best, top, k, ceiling, budget.cut_short, project)
+
+
+@contextmanager
+def _planned(conn: Connection, project: str | None) -> Iterator[None]:
+    """The search's statements planned as EVERY_PROJECT_PLANS or ONE_PROJECT_PLANS say. The
+    search ends with a COMMIT: psycopg forgets every statement it prepared on a ROLLBACK (which
+    is how the pool would end it), and with them their plans."""
+    plans = EVERY_PROJECT_PLANS if project is None else ONE_PROJECT_PLANS
+    if plans:
+        conn.exec_driver_sql(f"SET LOCAL plan_cache_mode = {plans}")
+    driver: Any = conn.connection.driver_connection
+    at_once = project is None and bool(plans) and driver is not None
+    kept = driver.prepare_threshold if at_once else None
+    if at_once:
+        driver.prepare_threshold = 0
+    try:
+        yield
+    finally:
+        if at_once:
+            driver.prepare_threshold = kept
+    conn.commit()
 
 
 def _as_if_spread(

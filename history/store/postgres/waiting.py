@@ -6,13 +6,16 @@ seconds. A live `record` that cannot have its partition within WAIT_MS writes it
 would have been stored (redacted, capped, its ids masked), to `turns_waiting`, a plain table no
 rewrite holds, and is done. Whoever comes next moves the waiting turns in: the scrub once it has
 rewritten its partitions, upkeep, and the process that made a turn wait at its next record.
-Search sees a waiting turn once it has moved. A turn waiting for a conversation forgotten
-meanwhile is dropped, not moved.
+Search sees a waiting turn once it has moved. A forget deletes the waiting turns it covers with
+the stored ones (`forget`, `expire`), and a turn waiting for a conversation forgotten meanwhile is
+dropped, not moved. A deleted or moved row's bytes stay in the table's pages like any other dead
+row's: the scrub rewrites `turns_waiting` too when its files hold pages (scrub.py).
 """
 
 from __future__ import annotations
 
-from datetime import UTC
+from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Connection, Engine, text
@@ -41,6 +44,13 @@ _FORGOTTEN = text(
     "SELECT session_id FROM forgotten_sessions WHERE session_id = ANY(CAST(:ids AS varchar[]))"
 )
 _DONE = text("DELETE FROM turns_waiting WHERE id = ANY(CAST(:ids AS integer[]))")
+_FORGET = text("DELETE FROM turns_waiting WHERE session_id = ANY(CAST(:ids AS varchar[]))")
+_FORGET_IN = text(
+    "DELETE FROM turns_waiting WHERE session_id = ANY(CAST(:ids AS varchar[]))"
+    " AND project = :project"
+)
+_EXPIRE = text("DELETE FROM turns_waiting WHERE asked_at < :before")
+_EXPIRE_IN = text("DELETE FROM turns_waiting WHERE asked_at < :before AND project = :project")
 
 
 def lock_waited_out(exc: OperationalError) -> bool:
@@ -56,6 +66,21 @@ def add(conn: Connection, values: dict[str, Any]) -> None:
     row = dict(values)
     row["asked_at"] = row["asked_at"].astimezone(UTC).replace(tzinfo=None)
     conn.execute(_WAIT, row)
+
+
+def forget(conn: Connection, session_ids: Sequence[str], project: str | None) -> int:
+    """In a forget's transaction: the waiting turns of the sessions (of `project` when given)."""
+    if project is None:
+        return int(conn.execute(_FORGET, {"ids": list(session_ids)}).rowcount)
+    return int(conn.execute(_FORGET_IN, {"ids": list(session_ids), "project": project}).rowcount)
+
+
+def expire(conn: Connection, project: str | None, before: datetime) -> int:
+    """In an expiry's transaction: the waiting turns asked before `before`."""
+    cutoff = before if before.tzinfo is None else before.astimezone(UTC).replace(tzinfo=None)
+    if project is None:
+        return int(conn.execute(_EXPIRE, {"before": cutoff}).rowcount)
+    return int(conn.execute(_EXPIRE_IN, {"before": cutoff, "project": project}).rowcount)
 
 
 def move(engine: Engine, wait_ms: int = WAIT_MS) -> bool:

@@ -7,19 +7,20 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import psycopg
 import pytest
-from sqlalchemy import text
+from sqlalchemy import event, text
 from sqlalchemy.engine import make_url
 
 from bench import pg_forget_load, pg_load
 from bench.corpus import default_end
 from bench.measure import percentile
-from history import HistoryIndex
+from history import HistoryIndex, upkeep
 from tests.helpers.engines import engine_of
-from tests.helpers.pg_files import relation_bytes, scrubbed
+from tests.helpers.pg_files import relation_bytes, scrubbed, url
 
 _FILES = text(
     "SELECT c.relname, c.relfilenode FROM pg_partition_tree('turns') t"
@@ -96,6 +97,56 @@ def test_a_search_of_another_project_does_not_wait_for_a_partition_being_rewritt
         rewriting.rollback()
 
 
+# Of the statements a connection prepared, those reading `turns` in every project or in one.
+_PLANS = (
+    "SELECT coalesce(sum(generic_plans) FILTER (WHERE statement NOT LIKE '%project = $%'), 0),"
+    " coalesce(sum(generic_plans) FILTER (WHERE statement LIKE '%project = $%'), 0)"
+    " FROM pg_prepared_statements WHERE statement LIKE '%FROM turns%WHERE%'"
+)
+
+
+def _generic_plans(index: HistoryIndex, search: Callable[[], object]) -> tuple[int, int]:
+    """The runs of a plan made before (every project, one project) on the connections `search`
+    read `turns` through."""
+    drivers: dict[int, Any] = {}
+
+    def keep(conn: Any, cursor: Any, statement: str, *rest: Any) -> None:
+        if "FROM turns" in statement:
+            drivers[id(conn.connection.driver_connection)] = conn.connection.driver_connection
+
+    event.listen(engine_of(index), "before_cursor_execute", keep)
+    try:
+        search()
+    finally:
+        event.remove(engine_of(index), "before_cursor_execute", keep)
+    every, one = 0, 0
+    for driver in drivers.values():
+        row = driver.execute(_PLANS).fetchone()
+        driver.commit()  # a rollback would drop the connection's prepared statements
+        every, one = every + int(row[0]), one + int(row[1])
+    return every, one
+
+
+def test_an_every_project_search_runs_the_plan_its_connection_made_before(
+    index: HistoryIndex,
+) -> None:
+    """64 partitions cost milliseconds to plan: an every-project search plans its statements
+    once per connection; a one-project search is planned for its project's partition each time
+    (a plan made before would lock every partition, one being rewritten too)."""
+    _fill(index)
+
+    def every() -> None:
+        for _ in range(4):
+            assert index.search("part built")
+
+    def one() -> None:
+        for _ in range(8):
+            assert index.search("part built", project="/work/project-5")
+
+    assert _generic_plans(index, every)[0] >= 2
+    assert _generic_plans(index, one)[1] == 0
+
+
 def test_a_record_meeting_a_partition_being_rewritten_waits_beside_it_and_moves_in(
     index: HistoryIndex,
 ) -> None:
@@ -130,6 +181,74 @@ def test_a_record_meeting_a_partition_being_rewritten_waits_beside_it_and_moves_
     assert [hit.turn_id for hit in index.search("zebra")] == ["live"]
     with engine_of(index).connect() as conn:
         assert conn.execute(text("SELECT count(*) FROM turns_waiting")).scalar_one() == 0
+
+
+def _record_while_held(
+    index: HistoryIndex, held: str, turn_id: str, session_id: str, asked: str
+) -> None:
+    """Record a turn while its partition is held as a rewrite holds it: it waits beside it."""
+    with psycopg.connect(_conninfo(index)) as rewriting:
+        rewriting.execute(f"LOCK TABLE {held} IN ACCESS EXCLUSIVE MODE")  # as VACUUM FULL does
+        said = index.record_outcome(
+            turn_id=turn_id,
+            session_id=session_id,
+            project="/work/project-1",
+            asked=asked,
+            answered="",
+        )
+        assert said == "spooled"
+        rewriting.rollback()
+
+
+def test_a_forget_leaves_no_text_in_the_table_live_turns_wait_in(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Upkeep (which moves waiting turns in) runs when this test asks, not on its own.
+    monkeypatch.setattr(upkeep, "QUIET_SECONDS", 3600.0)
+    index = HistoryIndex.open(postgres_url)
+    _fill(index, projects=3, turns=2)
+    with engine_of(index).connect() as conn:
+        (held,) = conn.execute(_PARTITION_OF, {"project": "/work/project-1"}).scalars()
+    # One waits and moves in (its bytes stay behind, dead), one is still waiting at the forget.
+    _record_while_held(index, held, turn_id="moved", session_id="s-m", asked="zebramovedin")
+    index.tidy()
+    assert index.turn("moved") is not None
+    _record_while_held(index, held, turn_id="waits", session_id="s-w", asked="zebrastillwaits")
+    written = relation_bytes(url(index))
+    assert b"zebramovedin" in written and b"zebrastillwaits" in written
+    with engine_of(index).connect() as conn:
+        assert conn.execute(text("SELECT count(*) FROM turns_waiting")).scalar_one() == 1
+    assert index.forget_sessions(["s-m", "s-w"]) == 1  # the stored one; the waiting one too
+    assert scrubbed(index)
+    written = relation_bytes(url(index))
+    assert b"zebramovedin" not in written and b"zebrastillwaits" not in written
+    index.tidy()
+    assert index.turn("waits") is None and not index.search("zebrastillwaits")
+    assert index.search("project built", project="/work/project-1")
+    index.close()
+
+
+def test_a_record_does_not_wait_for_another_projects_partition_being_rewritten(
+    index: HistoryIndex,
+) -> None:
+    _fill(index, projects=4, turns=2)
+    with engine_of(index).connect() as conn:
+        (held,) = conn.execute(_PARTITION_OF, {"project": "/work/project-1"}).scalars()
+        (other,) = conn.execute(_PARTITION_OF, {"project": "/work/project-2"}).scalars()
+    assert held != other
+    with psycopg.connect(_conninfo(index)) as rewriting:
+        rewriting.execute(f"LOCK TABLE {held} IN ACCESS EXCLUSIVE MODE")  # as VACUUM FULL does
+        for n in range(8):  # past the triggers' five plans for their values: cached plans too
+            started = time.monotonic()
+            said = index.record_outcome(
+                turn_id=f"beside-{n}",
+                session_id="beside",
+                project="/work/project-2",
+                asked="a turn of another project",
+                answered="",
+            )
+            assert said == "new" and time.monotonic() - started < 0.9
+        rewriting.rollback()
 
 
 def test_a_turn_id_recorded_under_another_project_is_stored_once(index: HistoryIndex) -> None:
