@@ -218,6 +218,7 @@ def test_recall_mcp_language_serves_the_tools_in_that_language(tmp_path: Path) -
         "days",
         "k",
         "everywhere",
+        "words_only",
     ]
     [empty] = seen["empty"].content
     assert isinstance(empty, TextContent) and "履歴には何もありません" in empty.text
