@@ -271,6 +271,9 @@ def test_an_expired_turns_vector_goes_with_it_from_the_table_and_the_file(tmp_pa
     fake = HashedWords()
     index.meaning(fake).embed()
     vectors = [quantized(fake.embed([turn.asked]))[0].tobytes() for turn in old[::10]]
+    # The upkeep done first: a checkpoint of its own between reading the file and its WAL
+    # would leave the vectors in neither read.
+    index.tidy()
     assert all(vector in file_bytes(tmp_path) for vector in vectors)
     assert index.retain(30) == 120
     index.tidy()
