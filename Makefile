@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8765
 
-.PHONY: serve test test-unit lint typecheck pytest bench bench-1m clean dist install smoke-wheel catalogues
+.PHONY: serve test test-unit lint typecheck pytest pytest-parallel pytest-timing bench bench-1m clean dist install smoke-wheel catalogues
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,7 +30,12 @@ serve: $(VENV)/.installed
 	$(BIN)/recall migrate
 	$(BIN)/recall serve --host $(HOST) --port $(PORT)
 
-test: $(VENV)/.installed-dev lint typecheck pytest
+# Lint first (seconds); then the type check beside the suite's two workers, which leave a core
+# idle much of the time (tests waiting on processes, the browser, PostgreSQL); then the tests
+# that measure time or CPU, alone.
+test: $(VENV)/.installed-dev lint
+	$(MAKE) --no-print-directory -j2 typecheck pytest-parallel
+	$(MAKE) --no-print-directory pytest-timing
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check history tests alembic bench .ci
@@ -47,8 +52,12 @@ test-unit: $(VENV)/.installed-dev
 
 # Two workers (pytest-xdist), then the tests that measure time or CPU on their own, one at a time.
 TEST_WORKERS ?= 2
-pytest: $(VENV)/.installed-dev
+pytest: pytest-parallel pytest-timing
+
+pytest-parallel: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest -q -p xdist -n $(TEST_WORKERS) -m "not timing_sensitive"
+
+pytest-timing: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest -q -m timing_sensitive
 
 # The gettext catalogues (history/locale): the English messages extracted from the source, each
