@@ -13,6 +13,8 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.exc import OperationalError
 
 from history.domain import NewTurn, SearchResults, Turn, UpsertCounts
+from history.retention import RetentionPolicy
+from history.store import retention as stored_retention
 from history.store import rows
 from history.store.postgres import bulk, project_words, scrub, waiting
 from history.store.postgres.search import TsvectorSearch
@@ -87,6 +89,15 @@ class PostgresTurnRepository(SqlTurnRepository):
 
     def _upsert_rows(self, conn: Connection, values: list[dict[str, Any]]) -> None:
         bulk.upsert_rows(conn, values)
+
+    def retention(self) -> RetentionPolicy:
+        """Read at every search, ending with a COMMIT: psycopg deallocates every statement its
+        connection prepared on a ROLLBACK, and with them the search's cached plans (search.py),
+        so a search would plan its statements afresh each time."""
+        with self.engine.connect() as conn:
+            policy = stored_retention.load(conn)
+            conn.commit()
+            return policy
 
     def search(
         self, terms: Sequence[str], project: str | None, since: datetime | None, k: int
