@@ -67,6 +67,16 @@ def test_a_repeated_every_project_search_runs_the_plans_it_prepared_before(
     assert [h.turn_id for h in again] == [h.turn_id for h in first]
 
 
+def test_asking_for_vectors_before_a_search_keeps_its_plans(index: HistoryIndex) -> None:
+    """With search by meaning on, a search first asks whether any turn has a vector."""
+    engine_of(index).dispose()
+    index.search("cache retry", k=3)
+    before = prepared(index)
+    assert index._repository.vectors_stored() is False
+    index.search("cache retry", k=3)
+    assert prepared(index) == before
+
+
 def test_setting_retention_leaves_the_search_finding_the_same_turns(
     index: HistoryIndex,
 ) -> None:
