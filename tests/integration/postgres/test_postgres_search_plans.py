@@ -5,9 +5,11 @@ transaction with a ROLLBACK, on which psycopg deallocates every statement it pre
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import psycopg
 import pytest
 from sqlalchemy import text
 
@@ -88,3 +90,34 @@ def test_setting_retention_leaves_the_search_finding_the_same_turns(
         moved = "UPDATE turns SET asked_at = asked_at - interval '2 days' WHERE turn_id = 't59'"
         conn.execute(text(moved))
     assert "t59" not in {h.turn_id for h in index.search("login", k=60)}
+
+
+def test_records_and_one_project_searches_beside_a_partition_being_rewritten(
+    index: HistoryIndex,
+) -> None:
+    """The plans kept between searches are the every-project search's only: after many searches
+    and records on the same connections, a record or a one-project search still reads its own
+    project's partition, not one another project's forget is rewriting."""
+    for n in range(8):  # past psycopg's five runs before it prepares, and the planner's five
+        index.search("login token")
+        index.search("login token", project="/p2")
+        index.record(
+            turn_id=f"warm-{n}", session_id="warm", project="/p2", asked="token", answered=""
+        )
+    with engine_of(index).connect() as conn:
+        where = "SELECT DISTINCT tableoid::regclass::text FROM turns WHERE project = :project"
+        (held,) = conn.execute(text(where), {"project": "/p1"}).scalars()
+        (other,) = conn.execute(text(where), {"project": "/p2"}).scalars()
+        conn.commit()
+    assert held != other
+    conninfo = engine_of(index).url.set(drivername="postgresql")
+    with psycopg.connect(conninfo.render_as_string(hide_password=False)) as rewriting:
+        rewriting.execute(f"LOCK TABLE {held} IN ACCESS EXCLUSIVE MODE")  # as VACUUM FULL does
+        for n in range(8):
+            started = time.monotonic()
+            said = index.record_outcome(
+                turn_id=f"beside-{n}", session_id="beside", project="/p2", asked="x", answered=""
+            )
+            assert index.search("login token", project="/p2")
+            assert said == "new" and time.monotonic() - started < 0.9
+        rewriting.rollback()
