@@ -8,7 +8,10 @@ cached (search.EVERY_PROJECT_PLANS), to compare in the same run. Runs each query
 as `HistoryIndex.search` does and, for every statement it sent
 that reads `turns`, the same statement again under `EXPLAIN (ANALYZE, BUFFERS, SUMMARY)`: the
 planning time against the execution time, the shared buffers hit and read. Prints one JSON line
-per figure: per search, the sums over its statements (p50/p95), and the statements' count.
+per figure: per search, the sums over its statements (p50/p95), and the statements' count; and,
+as the client sees them, the time of every statement a search sent (`sent`: to `turns` and any
+other, round trips included) and the rest of its wall clock (`outside`: Python, the pool's
+checkout and ping, the COMMIT).
 """
 
 from __future__ import annotations
@@ -98,16 +101,29 @@ def run(
     index = HistoryIndex.open(url)
     engine = engine_of(index)
     sent: list[tuple[str, Any]] = []
+    clock = {"started": 0.0, "spent": 0.0}
 
     @event.listens_for(engine, "before_cursor_execute")
     def _keep(conn: Any, cursor: Any, statement: str, parameters: Any, *rest: Any) -> None:
         if " FROM turns" in statement and statement.lstrip().upper().startswith("SELECT"):
             sent.append((statement, parameters))
+        clock["started"] = time.perf_counter()
+
+    @event.listens_for(engine, "after_cursor_execute")
+    def _spent(*_: Any) -> None:
+        clock["spent"] += time.perf_counter() - clock["started"]
 
     sample = queries(count, seed=7)
     for query in sample[:5] + sample * (passes - 1):  # the word counts and the caches warm
         index.search(query.text, project=query.project if scope == "project" else None)
-    totals: dict[str, list[float]] = {"planning": [], "execution": [], "search": [], "n": []}
+    totals: dict[str, list[float]] = {
+        "planning": [],
+        "execution": [],
+        "search": [],
+        "sent": [],
+        "outside": [],
+        "n": [],
+    }
     raw = engine.raw_connection()
     try:
         driver = raw.driver_connection
@@ -117,9 +133,13 @@ def run(
         for query in sample:
             project = query.project if scope == "project" else None
             sent.clear()
+            clock["spent"] = 0.0
             started = time.perf_counter()
             index.search(query.text, project=project)
-            totals["search"].append((time.perf_counter() - started) * 1000)
+            wall = (time.perf_counter() - started) * 1000
+            totals["search"].append(wall)
+            totals["sent"].append(clock["spent"] * 1000)
+            totals["outside"].append(wall - clock["spent"] * 1000)
             statements = list(sent) if explain else []
             if prepared:
                 explained = [_cached(driver, s, p, prepared) for s, p in statements]

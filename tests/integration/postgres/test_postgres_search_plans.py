@@ -1,0 +1,123 @@
+"""An every-project search runs plans its connection made for an earlier search (search.py:
+planning a statement over 64 partitions costs as much as running it): nothing a search does
+before its statements (the retention settings read for every search) may end its connection's
+transaction with a ROLLBACK, on which psycopg deallocates every statement it prepared."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import psycopg
+import pytest
+from sqlalchemy import text
+
+from history import HistoryIndex
+from history.importers.base import ImportedTurn
+from tests.helpers.engines import engine_of
+
+WORDS = ["login", "flow", "cache", "token", "retry"]
+PREPARED = text(
+    "SELECT statement, prepare_time FROM pg_prepared_statements"
+    " WHERE statement LIKE '%ts_rank%' ORDER BY prepare_time, statement"
+)
+
+
+@pytest.fixture
+def index(postgres_url: str) -> Any:
+    opened = HistoryIndex.open(postgres_url)
+    now = datetime.now(UTC)
+    turns = [
+        ImportedTurn(
+            turn_id=f"t{n}",
+            session_id=f"s{n // 10}",
+            project=f"/p{n % 3}",
+            asked=f"{WORDS[n % 5]} {WORDS[(n * 3) % 5]}",
+            answered=f"{WORDS[(n + 1) % 5]} answer",
+            files=(),
+            edited=(),
+            tools=(),
+            tainted=False,
+            asked_at=now - timedelta(minutes=n),
+        )
+        for n in range(60)
+    ]
+    assert opened.record_many(turns).new == 60
+    yield opened
+    opened.close()
+
+
+def prepared(index: HistoryIndex) -> list[tuple[str, datetime]]:
+    """The ranking statements the pooled connection holds prepared, and when each was. The
+    read ends with a COMMIT, which keeps them."""
+    with engine_of(index).connect() as conn:
+        found = [(str(row[0]), row[1]) for row in conn.execute(PREPARED)]
+        conn.commit()
+    return found
+
+
+def test_a_repeated_every_project_search_runs_the_plans_it_prepared_before(
+    index: HistoryIndex,
+) -> None:
+    engine_of(index).dispose()  # one connection in the pool, the searches' and ours
+    first = index.search("login token", k=3)
+    before = prepared(index)
+    assert before, "the every-project search prepared its ranking statements"
+    again = index.search("login token", k=3)
+    assert prepared(index) == before  # none deallocated and prepared anew
+    assert [h.turn_id for h in again] == [h.turn_id for h in first]
+
+
+def test_asking_for_vectors_before_a_search_keeps_its_plans(index: HistoryIndex) -> None:
+    """With search by meaning on, a search first asks whether any turn has a vector."""
+    engine_of(index).dispose()
+    index.search("cache retry", k=3)
+    before = prepared(index)
+    assert index._repository.vectors_stored() is False
+    index.search("cache retry", k=3)
+    assert prepared(index) == before
+
+
+def test_setting_retention_leaves_the_search_finding_the_same_turns(
+    index: HistoryIndex,
+) -> None:
+    """The retention read that now commits still applies: turns past it are not found."""
+    found = {h.turn_id for h in index.search("login", k=60)}
+    assert "t59" in found
+    index.set_retention(1)
+    with engine_of(index).begin() as conn:
+        moved = "UPDATE turns SET asked_at = asked_at - interval '2 days' WHERE turn_id = 't59'"
+        conn.execute(text(moved))
+    assert "t59" not in {h.turn_id for h in index.search("login", k=60)}
+
+
+def test_records_and_one_project_searches_beside_a_partition_being_rewritten(
+    index: HistoryIndex,
+) -> None:
+    """The plans kept between searches are the every-project search's only: after many searches
+    and records on the same connections, a record or a one-project search still reads its own
+    project's partition, not one another project's forget is rewriting."""
+    for n in range(8):  # past psycopg's five runs before it prepares, and the planner's five
+        index.search("login token")
+        index.search("login token", project="/p2")
+        index.record(
+            turn_id=f"warm-{n}", session_id="warm", project="/p2", asked="token", answered=""
+        )
+    with engine_of(index).connect() as conn:
+        where = "SELECT DISTINCT tableoid::regclass::text FROM turns WHERE project = :project"
+        (held,) = conn.execute(text(where), {"project": "/p1"}).scalars()
+        (other,) = conn.execute(text(where), {"project": "/p2"}).scalars()
+        conn.commit()
+    assert held != other
+    conninfo = engine_of(index).url.set(drivername="postgresql")
+    with psycopg.connect(conninfo.render_as_string(hide_password=False)) as rewriting:
+        rewriting.execute(f"LOCK TABLE {held} IN ACCESS EXCLUSIVE MODE")  # as VACUUM FULL does
+        for n in range(8):
+            started = time.monotonic()
+            said = index.record_outcome(
+                turn_id=f"beside-{n}", session_id="beside", project="/p2", asked="x", answered=""
+            )
+            assert index.search("login token", project="/p2")
+            assert said == "new" and time.monotonic() - started < 0.9
+        rewriting.rollback()
