@@ -21,28 +21,7 @@ from history.projects import project_key
 from history.query import terms
 from history.store.sqlite import direct_search, fts_search
 from history.store.sqlite.connection import set_up, sqlite_driver
-
-NOW = datetime.now(UTC).replace(microsecond=0)
-TOKEN = "ghp_" + "aB3cD4eF5gH6iJ7kL8mN9oP0qR1sT2uV3wX4"
-
-
-def turn(turn_id: str, session: str, project: str, days_ago: float, **fields: Any) -> Turn:
-    values: dict[str, Any] = {
-        "tainted": False,
-        "asked": f"how does {turn_id} parse the config",
-        "answered": f"{turn_id} reads the parser settings",
-        "files": (),
-        "edited": (),
-        "tools": (),
-        **fields,
-    }
-    return Turn(
-        turn_id=turn_id,
-        session_id=session,
-        project=project,
-        asked_at=NOW - timedelta(days=days_ago, microseconds=7),
-        **values,
-    )
+from tests.helpers.direct_turns import NOW, TOKEN, turn
 
 
 def turns(root: Path) -> list[Turn]:
