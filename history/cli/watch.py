@@ -58,12 +58,31 @@ def cmd_watch(args: argparse.Namespace) -> int:
     settings = Settings(path=root, poll=args.poll)
     watch = Watch(index, list(FORMATS.values()), places, settings, _said(args.quiet), _noted(args))
     stopping = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, lambda *_: stop.set()) if stopping else None
+    # Ctrl-C stops it as SIGTERM does, at the end of what it is doing: a KeyboardInterrupt
+    # raised anywhere (inside a write, a lock the upkeep waits for) could leave it unable to
+    # close. The CLI says "interrupted" and exits 130 once it has stopped.
+    interrupted = threading.Event()
+
+    def on_ctrl_c(*_: object) -> None:
+        interrupted.set()
+        stop.set()
+
+    previous = (
+        (
+            signal.signal(signal.SIGTERM, lambda *_: stop.set()),
+            signal.signal(signal.SIGINT, on_ctrl_c),
+        )
+        if stopping
+        else None
+    )
     try:
         watch.run(stop)
     finally:
-        if stopping:
-            signal.signal(signal.SIGTERM, previous)
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous[0])
+            signal.signal(signal.SIGINT, previous[1])
+    if interrupted.is_set():
+        raise KeyboardInterrupt
     return OK
 
 
