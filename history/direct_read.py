@@ -13,10 +13,10 @@ same answers.
 from __future__ import annotations
 
 import os
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from history import limits
 from history.domain import SearchResults
 from history.home import (
     DATABASE_NAME,
@@ -26,15 +26,12 @@ from history.home import (
     id_key_path,
     resolve_home,
 )
-from history.limits import MAX_DAYS
+from history.meaning_default import meaning_by_default
 from history.query import terms
 
 if TYPE_CHECKING:
     from history.index import HistoryIndex
     from history.store.sqlite.direct_search import DirectSearch
-
-# As history/index.py's MEANING_ENV (the test holds them equal).
-MEANING_ENV = "RECALL_MEANING"
 
 
 def direct_database(
@@ -80,7 +77,7 @@ class ReadingIndex:
             key_file = id_key_path(found[0])
             self._direct = DirectSearch(found[0], lambda raw: _masked_project(key_file, raw))
         # As HistoryIndex: search by meaning where RECALL_MEANING=1 (or the caller says so).
-        self.meaning_search = os.environ.get(MEANING_ENV) == "1"
+        self.meaning_search = meaning_by_default()
 
     @property
     def direct(self) -> bool:
@@ -109,7 +106,7 @@ class ReadingIndex:
             return self.whole().search(query, project, days, k, meaning)
         if k < 1:
             raise ValueError("k must be at least 1")
-        since = _since(days)
+        since = limits.since(days)
         query_terms = terms(query)
         if not query_terms:
             return SearchResults()
@@ -138,12 +135,3 @@ def _masked_project(key_file: Path, raw: str) -> str:
     from history.redaction.ids import IdMask
 
     return IdMask(key_file).project(raw)
-
-
-def _since(days: int | None) -> datetime | None:
-    """As history/index.py's."""
-    if days is None:
-        return None
-    if not 1 <= days <= MAX_DAYS:
-        raise ValueError(f"days must be a whole number of days from 1 to {MAX_DAYS}")
-    return datetime.now(UTC) - timedelta(days=days)

@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from history import paging
+from history import limits, paging
 from history.access import LOCAL_ACTOR, RETENTION_ACTOR, Action, AuditEvent
 from history.domain import (
     READ_ONLY,
@@ -27,8 +27,8 @@ from history.domain import (
 )
 from history.home import DATABASE_NAME, configured_url, ensure_private_dir, resolve_home
 from history.i18n import Messages
-from history.limits import MAX_DAYS
 from history.masking import masked_summary, masked_turn
+from history.meaning_default import meaning_by_default
 from history.members import Members
 from history.query import terms
 from history.reports import (
@@ -40,7 +40,7 @@ from history.reports import (
     Rescanned,
     Stats,
 )
-from history.retention import RetentionPolicy
+from history.retention import RETENTION_MARGIN, RetentionPolicy
 from history.store import backends
 from history.store.access import AccessRecords, NoAccessRecords
 from history.store.maintenance import ENGLISH, Maintenance, Unattended
@@ -58,16 +58,12 @@ log = logging.getLogger(__name__)
 CLOSING_UPKEEP_SECONDS = 0.1
 # How often the upkeep looks for turns the retention settings have made due to go.
 RETENTION_CHECK_SECONDS = 60.0
-# A search of every project where projects keep turns for different times ranks this many more
-# turns than asked for and drops those past their project's retention.
-RETENTION_MARGIN = 40
 # A search blended with meaning fuses the lexical ranking's best this many (or k, when more) with
 # the nearest vectors' best 50 (history/meaning/blend.py). 10 rather than 50: the lexical search
 # asked for 50 cost most of a blended search of every project (p50 391 -> 106 ms in the same run
 # on a loaded host); the blend over 10 ranks up to 1.6 points of hit@5 below the blend over 50
 # on some sets (bench/RESULTS.md, "Search by meaning, second slice").
 MEANING_CANDIDATES = 10
-MEANING_ENV = "RECALL_MEANING"
 # At exit, the background embedding is waited for this long to finish its batch.
 EMBED_STOP_SECONDS = 10.0
 
@@ -126,7 +122,7 @@ class HistoryIndex:
         # and HTTP's words_only=false): no blend measured gains on every development set at
         # both query lengths (urllib3+attrs loses hit@5; bench/RESULTS.md, "Search by meaning,
         # second slice"), and it still adds more than 25 ms to a search of every project.
-        self.meaning_search = os.environ.get(MEANING_ENV) == "1"
+        self.meaning_search = meaning_by_default()
         self._meaning: Any = None
 
     @classmethod
@@ -337,7 +333,7 @@ class HistoryIndex:
     ) -> SearchResults:
         if k < 1:
             raise ValueError("k must be at least 1")
-        since = _since(days)
+        since = limits.since(days)
         query_terms = terms(query)
         if not query_terms:
             return SearchResults()
@@ -520,8 +516,8 @@ class HistoryIndex:
         """Keep turns (of `project`, or of every project) `days` days: upkeep forgets older
         ones, in steps, and search leaves them out from now on. Raises ReadOnlyHistory."""
         self._refuse_if_read_only()
-        if not 1 <= days <= MAX_DAYS:
-            raise ValueError(f"days must be a whole number of days from 1 to {MAX_DAYS}")
+        if not 1 <= days <= limits.MAX_DAYS:
+            raise ValueError(f"days must be a whole number of days from 1 to {limits.MAX_DAYS}")
         self._repository.set_retention(self._retention_key(project), days)
         self._next_retention_check = 0.0
         self._upkeep.wrote()
@@ -536,8 +532,8 @@ class HistoryIndex:
         ago, with a forget's guarantees: out of search, scrubbed from the file, and an import
         does not bring them back. The number forgotten. Raises ReadOnlyHistory."""
         self._refuse_if_read_only()
-        if not 1 <= days <= MAX_DAYS:
-            raise ValueError(f"days must be a whole number of days from 1 to {MAX_DAYS}")
+        if not 1 <= days <= limits.MAX_DAYS:
+            raise ValueError(f"days must be a whole number of days from 1 to {limits.MAX_DAYS}")
         before = datetime.now(UTC) - timedelta(days=days)
         removed = self._repository.expire(self._retention_key(project), before)
         scope = self._retention_key(project)
@@ -614,7 +610,7 @@ class HistoryIndex:
         `cursor` as `before`. Raises ValueError for a bad `limit`, `days` or cursor."""
         if limit < 1:
             raise ValueError("limit must be at least 1")
-        since = _since(days)
+        since = limits.since(days)
         key = paging.decode(before) if before is not None else None
         scope = self._ids.scope(project) if project is not None else None
         found = self._repository.conversations(scope, since, limit, key)
@@ -804,14 +800,6 @@ def _storable(text: str) -> bool:
     except UnicodeEncodeError:
         return False
     return "\x00" not in text
-
-
-def _since(days: int | None) -> datetime | None:
-    if days is None:
-        return None
-    if not 1 <= days <= MAX_DAYS:
-        raise ValueError(f"days must be a whole number of days from 1 to {MAX_DAYS}")
-    return datetime.now(UTC) - timedelta(days=days)
 
 
 _indexes: dict[Path | str, HistoryIndex] = {}

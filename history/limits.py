@@ -3,6 +3,8 @@ service and the MCP server refuse the same things."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 # How many hits one search returns at most.
 MAX_K = 10
 # How far back `days` may reach: a century, further back than any turn, and still a datetime
@@ -18,3 +20,12 @@ MAX_TEXT_CHARS = 64_000
 MAX_WORK_CHARS = 16_000
 MAX_PATHS = 1_000
 MAX_PATH_CHARS = 1_000
+
+
+def since(days: int | None) -> datetime | None:
+    """The moment `days` reaches back to (None: no bound). Raises ValueError past MAX_DAYS."""
+    if days is None:
+        return None
+    if not 1 <= days <= MAX_DAYS:
+        raise ValueError(f"days must be a whole number of days from 1 to {MAX_DAYS}")
+    return datetime.now(UTC) - timedelta(days=days)

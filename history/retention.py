@@ -18,6 +18,10 @@ from history.limits import MAX_DAYS
 
 # How the settings spell "every project".
 EVERY = ""
+# A search of every project where projects keep turns for different times ranks this many more
+# turns than asked for and drops those past their project's retention (history/index.py, and
+# history/store/sqlite/direct_search.py for a search through the driver alone).
+RETENTION_MARGIN = 40
 
 # What a project's turns may be kept for at the longest; an age is given as `90d`, `12w`, `1y`.
 _AGE = re.compile(r"\s*(\d{1,6})\s*([dwy]?)\s*", re.IGNORECASE)

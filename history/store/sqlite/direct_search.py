@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 
 from history.domain import SearchResults
 from history.projects import project_key
-from history.retention import RetentionPolicy
+from history.retention import RETENTION_MARGIN, RetentionPolicy
 from history.store.row_values import hits
 from history.store.sqlite.connection import BUSY_TIMEOUT_MS, FTS_TABLE, set_up, sqlite_driver
 from history.store.sqlite.direct import current, retention
@@ -35,11 +35,6 @@ from history.store.sqlite.reads import DriverConnection
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-
-# As history/index.py's: a search of every project where projects keep turns for different
-# times ranks this many more turns than asked for and drops those past their retention
-# (tests/test_direct_search.py holds the two equal).
-RETENTION_MARGIN = 40
 
 
 class Reading:

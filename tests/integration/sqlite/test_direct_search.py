@@ -7,16 +7,16 @@ due) must go the whole way, hidden and masked as HistoryIndex hides and masks.""
 from __future__ import annotations
 
 from dataclasses import asdict
-from datetime import UTC, datetime, timedelta
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from history import HistoryIndex, index, rules_version
-from history.direct_read import MEANING_ENV, ReadingIndex
+from history import HistoryIndex, limits, rules_version
+from history.direct_read import ReadingIndex
 from history.domain import SearchResults, Turn
+from history.meaning_default import ENVIRONMENT as MEANING_ENV
 from history.projects import project_key
 from history.query import terms
 from history.store.sqlite import direct_search, fts_search
@@ -147,11 +147,7 @@ def driver_search(
 ) -> SearchResults:
     """The search HistoryIndex.search runs, asked of one read through the driver."""
     words = terms(query)
-    return reading.search(words, project, _since(days), k) if words else SearchResults()
-
-
-def _since(days: int | None) -> datetime | None:
-    return None if days is None else datetime.now(UTC) - timedelta(days=days)
+    return reading.search(words, project, limits.since(days), k) if words else SearchResults()
 
 
 def _set(database: Path, sql: str, *values: Any) -> None:
@@ -235,11 +231,6 @@ def test_search_by_meaning_and_a_url_go_the_whole_way(
         assert reading._whole is not None
     finally:
         reading.close()
-
-
-def test_the_copied_constants_are_the_index_s() -> None:
-    assert direct_search.RETENTION_MARGIN == index.RETENTION_MARGIN
-    assert MEANING_ENV == index.MEANING_ENV
 
 
 def test_a_file_put_in_the_home_s_place_is_read_by_a_reader_already_open(tmp_path: Path) -> None:
