@@ -69,8 +69,8 @@ def recall_parts(db: Path, project: str) -> None:
     timed(scrub, "_rewrite_step", "rewrite_steps_in_transaction", timings)
     timed(scrub, "step", "scrub_steps_with_commit", timings)
     timed(zeroing, "zero_step", "zeroing_in_transaction", timings)
-    # The final checkpoint's own passive one counts among the passive ones.
-    timed(checkpoints, "passive", "passive_checkpoints", timings)
+    # The final checkpoint's own passive rounds count among the passive ones.
+    timed(checkpoints, "caught_up", "passive_checkpoints", timings)
     timed(checkpoints, "truncate", "final_checkpoint", timings)
     timed(scrub, "move_spooled", "move_spooled", timings)
     timed(writers.WaitingWriters, "let_in", "let_in", timings)

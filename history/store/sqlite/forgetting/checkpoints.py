@@ -45,11 +45,6 @@ def _wal_bytes(engine: Engine) -> int:
         return 0
 
 
-def passive(engine: Engine) -> bool:
-    """Copy what readers allow, without blocking writers; False when a reader held some back."""
-    return _checkpoint(engine, "PASSIVE")
-
-
 def truncate(engine: Engine) -> bool:
     """Cut the WAL to zero; first copy it all back without blocking writers (passive rounds
     until nothing is left to copy, the frames other writers append meanwhile included), so the
