@@ -88,9 +88,17 @@ class SqlTurnRepository(TurnRepository):
     def _tombstone(self) -> Any:
         return self._insert(ForgottenSession).on_conflict_do_nothing()
 
+    # What every search reads first ends with a COMMIT, not the ROLLBACK that closes a
+    # connection left in a transaction: on PostgreSQL psycopg deallocates every statement its
+    # connection prepared on a ROLLBACK, and with them a search's cached plans
+    # (postgres/search.py), so every search would plan its statements afresh (tens of ms over 64
+    # partitions at 1M turns). On SQLite either ends the read alike.
+
     def retention(self) -> RetentionPolicy:
         with self.engine.connect() as conn:
-            return stored_retention.load(conn)
+            policy = stored_retention.load(conn)
+            conn.commit()
+            return policy
 
     def set_retention(self, project: str | None, days: int) -> None:
         with self._writer.begin() as conn:
@@ -179,4 +187,6 @@ class SqlTurnRepository(TurnRepository):
     def vectors_stored(self) -> bool:
         # turn_vectors (revision 0021) has no model class of its own in the queries: plain SQL.
         with self.engine.connect() as conn:
-            return conn.exec_driver_sql("SELECT 1 FROM turn_vectors LIMIT 1").first() is not None
+            found = conn.exec_driver_sql("SELECT 1 FROM turn_vectors LIMIT 1").first()
+            conn.commit()  # as retention's
+            return found is not None

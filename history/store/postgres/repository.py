@@ -13,8 +13,6 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.exc import OperationalError
 
 from history.domain import NewTurn, SearchResults, Turn, UpsertCounts
-from history.retention import RetentionPolicy
-from history.store import retention as stored_retention
 from history.store import rows
 from history.store.postgres import bulk, project_words, scrub, waiting
 from history.store.postgres.search import TsvectorSearch
@@ -89,23 +87,6 @@ class PostgresTurnRepository(SqlTurnRepository):
 
     def _upsert_rows(self, conn: Connection, values: list[dict[str, Any]]) -> None:
         bulk.upsert_rows(conn, values)
-
-    # What every search reads first ends with a COMMIT, not the ROLLBACK closing a connection
-    # in a transaction: psycopg deallocates every statement its connection prepared on a
-    # ROLLBACK, and with them the search's cached plans (search.py), so every search would plan
-    # its statements afresh (at 1M turns, tens of ms over 64 partitions).
-
-    def retention(self) -> RetentionPolicy:
-        with self.engine.connect() as conn:
-            policy = stored_retention.load(conn)
-            conn.commit()
-            return policy
-
-    def vectors_stored(self) -> bool:
-        with self.engine.connect() as conn:
-            found = conn.exec_driver_sql("SELECT 1 FROM turn_vectors LIMIT 1").first()
-            conn.commit()
-            return found is not None
 
     def search(
         self, terms: Sequence[str], project: str | None, since: datetime | None, k: int
