@@ -7,10 +7,9 @@ word from its tree once indexed, even when no row holds it any more. So the scru
 the old files. `turns` is partitioned by a hash of the project (revision 0019) and each deleted
 row notes its partition (`scrub_partitions`), so the scrub rewrites only those partitions, one
 at a time, each holding its own lock for the seconds its copy takes: a search of another project
-never waits, a record or an every-project search waits for one partition at most. The table
-live turns wait in while their partition is rewritten (`turns_waiting`, waiting.py) is rewritten
-last, whenever its files hold a page: a forget deletes its waiting turns with the stored ones,
-and a turn that waited and moved in left its bytes there too.
+never waits, a record or an every-project search waits for one partition at most. The tables
+beside them a forget deletes from (`BESIDE`: the live turns waiting while their partition is
+rewritten, and the turns' vectors) are rewritten last, whenever their files hold a page.
 
 It waits for no reader: a snapshot older than the forget (which could still see the rows and
 keeps them in the copy), or a lock held on a partition past LOCK_TIMEOUT_MS, leaves the scrub
@@ -51,16 +50,21 @@ LOCK_TIMEOUT_MS = 500
 # The rewrite rebuilds every index of a partition while it holds it: sorting more of a GIN
 # build in memory (the server's default is 64 MB) shortens that.
 _REWRITE_MEMORY = "SET maintenance_work_mem = '256MB'"
-# `turns_waiting` (waiting.py) holds the dead rows of the turns it moved into `turns` or a forget
-# deleted: rewritten with the partitions, after them, whenever its files hold a page.
-WAITING = "turns_waiting"
-_NOTE_WAITING = text(
+# Tables beside the partitions that a forget leaves dead rows in: `turns_waiting` (waiting.py:
+# the turns it moved into `turns` or a forget deleted) and `turn_vectors` (revision 0021's
+# trigger deletes a forgotten turn's vector). Noted like a partition whenever their files hold a
+# page, and rewritten after the partitions.
+BESIDE = ("turns_waiting", "turn_vectors")
+_BESIDE_LIST = ", ".join(f"'{table}'" for table in BESIDE)
+_NOTE_BESIDE = text(
     "INSERT INTO scrub_partitions AS s (partition, since_xid)"
-    f" SELECT '{WAITING}', pg_current_xact_id()::text WHERE pg_relation_size('{WAITING}') > 0"
+    " SELECT t, pg_current_xact_id()::text"
+    f" FROM unnest(ARRAY[{_BESIDE_LIST}]) t WHERE pg_relation_size(t::regclass) > 0"
     " ON CONFLICT (partition) DO UPDATE SET since_xid = excluded.since_xid"
 )
 _NOTED = text(
-    f"SELECT partition, since_xid FROM scrub_partitions ORDER BY partition = '{WAITING}', partition"
+    "SELECT partition, since_xid FROM scrub_partitions"
+    f" ORDER BY partition IN ({_BESIDE_LIST}), partition"
 )
 _EVERY_PARTITION = text(
     f"SELECT c.relname FROM ({schema.PARTITIONS}) t JOIN pg_class c ON c.oid = t.relid"
@@ -87,7 +91,7 @@ class Scrub:
         owed.owe_scrub(conn, insert, since_xid=xid)
         if every_partition:
             conn.execute(_NOTE_EVERY)
-        conn.execute(_NOTE_WAITING)
+        conn.execute(_NOTE_BESIDE)
 
     def run(self) -> bool:
         """Rewrite the partitions a forget left dead rows in; False when a reader holds it
@@ -110,11 +114,6 @@ class Scrub:
             try:
                 conn.exec_driver_sql(_REWRITE_MEMORY)
                 conn.exec_driver_sql(f"SET lock_timeout = {LOCK_TIMEOUT_MS}")
-                # The forgotten turns' vectors (search by meaning) went with them (revision
-                # 0021's trigger): their table is rewritten first, while the partitions are
-                # still noted, so a rewrite held back here is tried again with them.
-                if noted and not self._rewrite_vectors(conn):
-                    return False
                 for partition, since in noted:
                     if not self._rewrite(conn, partition, since):
                         return False
@@ -134,14 +133,6 @@ class Scrub:
             log.info("rewriting %s waited too long: %s", partition, type(exc.orig).__name__)
             return False
         conn.execute(_REWRITTEN, {"partition": partition, "xid": since})
-        return True
-
-    def _rewrite_vectors(self, conn: Connection) -> bool:
-        try:
-            conn.exec_driver_sql("VACUUM (FULL) turn_vectors")
-        except DBAPIError as exc:  # lock_timeout, as for a partition
-            log.info("rewriting turn_vectors waited too long: %s", type(exc.orig).__name__)
-            return False
         return True
 
     def pending(self) -> bool:
