@@ -1,5 +1,9 @@
 # `make serve` and `make test` each bootstrap .venv on a fresh machine.
 PYTHON ?= python3
+# Bytecode is written even where the environment asks not to (container images often do): the
+# suite starts hundreds of Python processes, and each would otherwise compile the package again,
+# and each pytest process would rewrite the asserts of every test module again.
+unexport PYTHONDONTWRITEBYTECODE
 VENV := .venv
 BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
@@ -54,11 +58,14 @@ test-unit: $(VENV)/.installed-dev
 TEST_WORKERS ?= 2
 pytest: pytest-parallel pytest-timing
 
+# --dist loadgroup: every PostgreSQL test on one worker (tests/conftest.py says why).
 pytest-parallel: $(VENV)/.installed-dev
-	$(BIN)/python -m pytest -q -p xdist -n $(TEST_WORKERS) -m "not timing_sensitive"
+	$(BIN)/python -m pytest -q -p xdist -n $(TEST_WORKERS) --dist loadgroup -m "not timing_sensitive"
 
+# Only the modules that hold such tests are collected (the whole suite takes seconds to collect).
+TIMING_MODULES = $(shell grep -rl --include='test_*.py' timing_sensitive tests)
 pytest-timing: $(VENV)/.installed-dev
-	$(BIN)/python -m pytest -q -m timing_sensitive
+	$(BIN)/python -m pytest -q -m timing_sensitive $(TIMING_MODULES)
 
 # The gettext catalogues (history/locale): the English messages extracted from the source, each
 # language's .po brought up to date (new messages left to translate), each .mo compiled.

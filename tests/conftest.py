@@ -4,7 +4,7 @@ import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -46,6 +46,25 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         "both_backends"
     ):
         metafunc.parametrize("backend", BACKENDS, indirect=True)
+
+
+# One worker runs every PostgreSQL test, one after another (`--dist loadgroup`, Makefile): a
+# scrub's rewrite keeps every row that a transaction of the server older than its forget could
+# see (its own snapshot counts them, whatever their database), so PostgreSQL tests on several
+# workers hold back each other's scrubs for as long as their transactions last. Told apart by
+# their ids, the only thing the scheduler sees: every PostgreSQL test names it (its module, its
+# name or its `postgresql` parameter).
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling  # type: ignore[import-untyped]
+
+    class PostgresTogether(LoadGroupScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            return "postgresql" if "postgres" in nodeid else nodeid
+
+    return PostgresTogether(config, log)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

@@ -167,16 +167,24 @@ def test_redact_changes_text_only_by_masking(text: str) -> None:
     assert out == text or "[redacted:" in out
 
 
+@pytest.mark.parametrize("text", HOSTILE.values(), ids=HOSTILE.keys())
+def test_hostile_megabyte_is_redacted_the_same_twice_and_stays_so(text: str) -> None:
+    once = redact(text)
+    assert redact(text) == once
+    assert redact(once) == once
+
+
 @pytest.mark.timing_sensitive  # CPU seconds, which a starved machine inflates
 @pytest.mark.parametrize("text", HOSTILE.values(), ids=HOSTILE.keys())
 def test_hostile_megabyte_is_redacted_quickly(text: str) -> None:
     # Each pattern is compiled the first time a text could match it, once per process, and a
     # rule's decisions warm caches of their own: costs of start-up, which bench/startup.py
     # measures. A first pass pays them; the second is the scan, whose worst case is bounded here.
+    # (What the passes return is checked beside the other tests, above: this one only times.)
     for rule in RULES:
         for pattern in rule.patterns:
             assert pattern.compiled.pattern == pattern.pattern
-    once = redact(text)
+    redact(text)
     # CPU time of this thread: neither other work on the machine nor another thread of the
     # process (an index's upkeep left by an earlier test) counts against it.
     fastest = 9.0
@@ -185,14 +193,13 @@ def test_hostile_megabyte_is_redacted_quickly(text: str) -> None:
     try:
         for _ in range(2):  # a second try only where the first was slow
             started = time.thread_time()
-            assert redact(text) == once
+            redact(text)
             fastest = min(fastest, time.thread_time() - started)
             if fastest <= 0.25:
                 break
     finally:
         gc.unfreeze()
     assert fastest <= 0.25
-    assert redact(once) == once
 
 
 # Forms found reaching the index, each masked now with the words around it kept.

@@ -275,11 +275,11 @@ def test_a_forget_under_load_loses_no_turn_and_leaves_no_text(fresh_postgres_url
         fresh_postgres_url,
         recorders=2,
         searchers=2,
-        every=0.2,
-        quiet=3.0,
+        every=0.1,
+        quiet=1.0,
         session_turns=30,
         project_turns=300,
-        settle=2.0,
+        settle=1.0,
         limits=(60.0, 120.0),
     )
     assert len(loaded.stored) > 20 and loaded.failed == 0 and loaded.lost == 0
