@@ -168,9 +168,9 @@ def test_redact_changes_text_only_by_masking(text: str) -> None:
 
 
 @pytest.mark.parametrize("text", HOSTILE.values(), ids=HOSTILE.keys())
-def test_hostile_megabyte_is_redacted_the_same_twice_and_stays_so(text: str) -> None:
-    once = redact(text)
-    assert redact(text) == once
+def test_a_hostile_text_redacted_stays_so(text: str) -> None:
+    # Its first 64 kB: the whole megabyte is redacted (and timed) alone, below.
+    once = redact(text[:65536])
     assert redact(once) == once
 
 
@@ -180,11 +180,10 @@ def test_hostile_megabyte_is_redacted_quickly(text: str) -> None:
     # Each pattern is compiled the first time a text could match it, once per process, and a
     # rule's decisions warm caches of their own: costs of start-up, which bench/startup.py
     # measures. A first pass pays them; the second is the scan, whose worst case is bounded here.
-    # (What the passes return is checked beside the other tests, above: this one only times.)
     for rule in RULES:
         for pattern in rule.patterns:
             assert pattern.compiled.pattern == pattern.pattern
-    redact(text)
+    once = redact(text)
     # CPU time of this thread: neither other work on the machine nor another thread of the
     # process (an index's upkeep left by an earlier test) counts against it.
     fastest = 9.0
@@ -193,7 +192,7 @@ def test_hostile_megabyte_is_redacted_quickly(text: str) -> None:
     try:
         for _ in range(2):  # a second try only where the first was slow
             started = time.thread_time()
-            redact(text)
+            assert redact(text) == once
             fastest = min(fastest, time.thread_time() - started)
             if fastest <= 0.25:
                 break
