@@ -304,7 +304,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     for name, ran in (("quiet", quiet), ("loaded", loaded)):
         for scope, times in ran.search_ms.items():
-            for p in (50, 95, 99):
+            for p in (50, 95, 99, 100):
                 value = percentile(times, p) if times else 0.0
                 out.emit(f"search_{scope}_p{p}_{name}", RECALL, value, "ms", n=len(times))
     out.emit("records_failed", RECALL, loaded.failed, "turns")
@@ -332,7 +332,7 @@ def _windows(out: Emitter, loaded: Run, forgotten: Sequence[Forgotten], settle: 
     for name, start, end in windows:
         for scope in ("every", "project"):
             times = loaded.during(scope, start, end)
-            for p in (50, 95):
+            for p in (50, 95, 100):
                 value = percentile(times, p) if times else 0.0
                 out.emit(f"search_{scope}_p{p}_{name}", RECALL, value, "ms", n=len(times))
 

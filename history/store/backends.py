@@ -52,7 +52,8 @@ def open_store(target: str | os.PathLike[str], busy_timeout_ms: int) -> OpenedSt
             engine.dispose()
             raise
         key = postgres_id_key(engine)
-        repository = PostgresTurnRepository(engine)
+        searches = pg_engine.create_postgres_engine(os.fspath(target), busy_timeout_ms)
+        repository = PostgresTurnRepository(engine, searches)
         access = SqlAccessRecords(engine, engine)
         return OpenedStore(repository, PostgresMaintenance(engine), True, key, access=access)
 

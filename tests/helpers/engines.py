@@ -18,6 +18,13 @@ def engine_of(index: HistoryIndex) -> Engine:
     return engine
 
 
+def searches_engine_of(index: HistoryIndex) -> Engine:
+    """The engine a PostgreSQL index's full-text searches run on."""
+    engine = index._repository._search.engine  # type: ignore[attr-defined]
+    assert isinstance(engine, Engine), "this index searches no PostgreSQL database"
+    return engine
+
+
 def unmigrated(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
     """An engine on a database no revision has touched, `request.param` its backend ("sqlite"
     or "postgresql"): for the tests that run one revision up and down with rows."""

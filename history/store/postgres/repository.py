@@ -34,11 +34,23 @@ _ANY_WAITING = text("SELECT EXISTS (SELECT FROM turns_waiting)")
 
 
 class PostgresTurnRepository(SqlTurnRepository):
-    def __init__(self, engine: Engine) -> None:
+    """`searches`: the pool the full-text searches run in, apart from every other read and
+    write (an engine of its own on the same database). An every-project search runs the plans
+    its connection cached for an earlier one (search.py); any other read ending with a ROLLBACK
+    on that connection (asking whether a project is stored before a one-project search, a view,
+    a list) would have psycopg deallocate them all, and the next search plan its statements over
+    64 partitions again. The record path must not keep prepared statements either (a cached
+    generic plan locks every partition, one a forget is rewriting too): it stays in `engine`."""
+
+    def __init__(self, engine: Engine, searches: Engine) -> None:
         super().__init__(engine, engine, insert)
-        self._search = TsvectorSearch(engine)
+        self._searches = searches
+        self._search = TsvectorSearch(searches)
         self._scrub = scrub.Scrub(engine)
         self._made_wait = False  # this process left a turn in turns_waiting
+
+    def close(self) -> None:
+        self._searches.dispose()
 
     def upsert_many(self, turns: Sequence[NewTurn]) -> UpsertCounts:
         with self._writer.begin() as conn:

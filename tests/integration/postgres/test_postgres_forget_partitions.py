@@ -19,7 +19,7 @@ from bench import pg_forget_load, pg_load
 from bench.corpus import default_end
 from bench.measure import percentile
 from history import HistoryIndex, upkeep
-from tests.helpers.engines import engine_of
+from tests.helpers.engines import engine_of, searches_engine_of
 from tests.helpers.pg_files import relation_bytes, scrubbed, url
 
 _FILES = text(
@@ -114,11 +114,11 @@ def _generic_plans(index: HistoryIndex, search: Callable[[], object]) -> tuple[i
         if "FROM turns" in statement:
             drivers[id(conn.connection.driver_connection)] = conn.connection.driver_connection
 
-    event.listen(engine_of(index), "before_cursor_execute", keep)
+    event.listen(searches_engine_of(index), "before_cursor_execute", keep)
     try:
         search()
     finally:
-        event.remove(engine_of(index), "before_cursor_execute", keep)
+        event.remove(searches_engine_of(index), "before_cursor_execute", keep)
     every, one = 0, 0
     for driver in drivers.values():
         row = driver.execute(_PLANS).fetchone()

@@ -1,7 +1,8 @@
 """An every-project search runs plans its connection made for an earlier search (search.py:
-planning a statement over 64 partitions costs as much as running it): nothing a search does
-before its statements (the retention settings read for every search) may end its connection's
-transaction with a ROLLBACK, on which psycopg deallocates every statement it prepared."""
+planning a statement over 64 partitions costs as much as running it): nothing done on its
+connection between two searches (the retention settings read for every search, whether a
+project is stored before a one-project search, a view) may end a transaction with a ROLLBACK,
+on which psycopg deallocates every statement it prepared."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from sqlalchemy import text
 
 from history import HistoryIndex
 from history.importers.base import ImportedTurn
-from tests.helpers.engines import engine_of
+from tests.helpers.engines import engine_of, searches_engine_of
 
 WORDS = ["login", "flow", "cache", "token", "retry"]
 PREPARED = text(
@@ -48,10 +49,16 @@ def index(postgres_url: str) -> Any:
     opened.close()
 
 
+def one_connection(index: HistoryIndex) -> None:
+    """Every pool of the index emptied: the searches then run on one connection, ours too."""
+    engine_of(index).dispose()
+    searches_engine_of(index).dispose()
+
+
 def prepared(index: HistoryIndex) -> list[tuple[str, datetime]]:
-    """The ranking statements the pooled connection holds prepared, and when each was. The
-    read ends with a COMMIT, which keeps them."""
-    with engine_of(index).connect() as conn:
+    """The ranking statements the searches' pooled connection holds prepared, and when each
+    was. The read ends with a COMMIT, which keeps them."""
+    with searches_engine_of(index).connect() as conn:
         found = [(str(row[0]), row[1]) for row in conn.execute(PREPARED)]
         conn.commit()
     return found
@@ -60,7 +67,7 @@ def prepared(index: HistoryIndex) -> list[tuple[str, datetime]]:
 def test_a_repeated_every_project_search_runs_the_plans_it_prepared_before(
     index: HistoryIndex,
 ) -> None:
-    engine_of(index).dispose()  # one connection in the pool, the searches' and ours
+    one_connection(index)
     first = index.search("login token", k=3)
     before = prepared(index)
     assert before, "the every-project search prepared its ranking statements"
@@ -71,12 +78,32 @@ def test_a_repeated_every_project_search_runs_the_plans_it_prepared_before(
 
 def test_asking_for_vectors_before_a_search_keeps_its_plans(index: HistoryIndex) -> None:
     """With search by meaning on, a search first asks whether any turn has a vector."""
-    engine_of(index).dispose()
+    one_connection(index)
     index.search("cache retry", k=3)
     before = prepared(index)
     assert index._repository.vectors_stored() is False
     index.search("cache retry", k=3)
     assert prepared(index) == before
+
+
+def test_one_project_searches_and_views_between_every_project_searches_keep_their_plans(
+    index: HistoryIndex,
+) -> None:
+    """A one-project search first asks whether its project is stored, and a view reads the
+    turns of a conversation: reads that end with a ROLLBACK. With the searches on the same
+    connection, the next every-project search would prepare and plan all its statements again
+    (tens of ms over 64 partitions at 1M turns)."""
+    one_connection(index)
+    first = index.search("login token", k=3)
+    before = prepared(index)
+    assert before
+    for project in ("/p1", "/p2", "/nowhere"):
+        index.search("cache retry", project=project, k=3)
+        assert index.conversation("s1")
+        assert index.turn("t7") is not None
+        again = index.search("login token", k=3)
+        assert [h.turn_id for h in again] == [h.turn_id for h in first]
+    assert set(before) <= set(prepared(index))  # the same statements, prepared then
 
 
 def test_setting_retention_leaves_the_search_finding_the_same_turns(
