@@ -17,7 +17,7 @@ from sqlalchemy import event
 from sqlalchemy.engine import make_url
 
 from history import HistoryIndex
-from tests.helpers.engines import engine_of
+from tests.helpers.engines import searches_engine_of
 
 ADMIN_URL = os.environ.get(
     "RECALL_TEST_POSTGRES_URL", "postgresql+psycopg://root@127.0.0.1:5432/test"
@@ -173,9 +173,9 @@ def ranking_statements(index: HistoryIndex, query: str, project: str) -> tuple[l
         if "ts_rank" in statement:
             statements.append(statement)
 
-    event.listen(engine_of(index), "before_cursor_execute", ranking)
+    event.listen(searches_engine_of(index), "before_cursor_execute", ranking)
     try:
         found = index.search(query, project=project, k=5)
     finally:
-        event.remove(engine_of(index), "before_cursor_execute", ranking)
+        event.remove(searches_engine_of(index), "before_cursor_execute", ranking)
     return statements, found
