@@ -132,6 +132,12 @@ class TimedLock:
         emit("transaction_hold_p99", impl, percentile(holds, 0.99), "ms")
         emit("transaction_hold_max", impl, max(holds, default=0.0), "ms")
         emit("transactions_over_50ms", impl, sum(hold > 50 for hold in holds), "transactions")
+        by_caller: dict[str, list[float]] = {}
+        for hold, _, who in self.transactions:
+            by_caller.setdefault(who.split(" (")[0], []).append(hold * 1000)
+        for who, found in sorted(by_caller.items()):
+            line = {"n": len(found), "p99": percentile(found, 0.99), "max": max(found)}
+            print(json.dumps({"by_caller": impl, "caller": who, **line}))
         longest = sorted(self.transactions, reverse=True)[:8]
         print(
             json.dumps(

@@ -97,3 +97,30 @@ def small_merge(found: list[Level], most_pages: int, crowded: int) -> bool:
     if pick is None:
         return False
     return pick.pages <= most_pages or (pick.level == 0 and len(found[0].pages) >= crowded)
+
+
+def completed(found: list[Level], pick: Pick) -> list[Level]:
+    """The levels once the picked merge is done: its segments gone from their level, one
+    segment as large as they were in all added to the level above (FTS5's promotion of small
+    segments aside)."""
+    level = found[pick.level]
+    taken = level.merging or len(level.pages)
+    after = [*found, Level(0, ())] if pick.level + 1 == len(found) else list(found)
+    after[pick.level] = Level(0, level.pages[taken:], level.spans[taken:])
+    above = after[pick.level + 1]
+    after[pick.level + 1] = Level(above.merging, (*above.pages, pick.pages))
+    return after
+
+
+def cascade_small(found: list[Level], budget: int, most_pages: int, crowded: int) -> bool:
+    """Whether every merge FTS5's `merge` with this page budget could run is small: once the
+    level it picked is merged it goes on to the next pick while the budget lasts, each merge
+    writing at least a page (so at most `budget` of them)."""
+    for _ in range(budget):
+        pick = merge_pick(found)
+        if pick is None:
+            return True
+        if not small_merge(found, most_pages, crowded):
+            return False
+        found = completed(found, pick)
+    return True

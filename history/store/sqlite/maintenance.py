@@ -51,8 +51,8 @@ from history.upkeep import CALLER_STEP_PAGES
 # (fts_levels.small_merge), so that no level reaches FTS5's `crisismerge` (256), which FTS5
 # merges all at once inside whichever write crosses it. The merges' work is counted in rows of
 # the index's table changed (about two a page: the page written, a page read let go), at most
-# RESCAN_MERGE_CHANGES or RESCAN_MERGE_SECONDS after a step.
-RESCAN_MERGE_CHANGES, RESCAN_MERGE_SECONDS = 32, 0.01
+# RESCAN_MERGE_CHANGES or RESCAN_MERGE_SECONDS after a step, RESCAN_MERGE_PAGES a statement.
+RESCAN_MERGE_PAGES, RESCAN_MERGE_CHANGES, RESCAN_MERGE_SECONDS = 16, 256, 0.01
 RESCAN_MERGE_MOST_INPUT_PAGES = 4096
 RESCAN_MERGE_CROWDED = 64
 # A re-scan's commits never copy the WAL back (a commit that crosses wal_autocheckpoint's ~40 MB
@@ -180,23 +180,23 @@ class SqliteMaintenance(Maintenance):
     def _merge_new_segments(self, writes: AbstractContextManager[object]) -> None:
         """Merge a few pages of the index after a re-scan's step: each step's commit adds a
         segment, and left alone FTS5 merges a level's 256 inside whichever commit comes then.
-        Only small segments are merged (fts_levels.small_merge), one level a statement: FTS5's
-        `merge` goes on to the next level while its page budget lasts (the level it just filled,
-        up to the one holding the import's large segment), so each statement is given one page,
-        which ends it with the level it began, and what it would read next is looked at before
-        the next statement."""
+        Only small segments are merged (fts_levels.small_merge). FTS5's `merge` goes on from the
+        level it merged to the next pick while its page budget lasts (the level it just filled,
+        up to the one holding the import's large segment): a statement is given
+        RESCAN_MERGE_PAGES only when every pick it could go on to is small, else one page,
+        which ends it with the level it began."""
         if not self.full_text:
             return
         with writes, self._rescan_writer.begin() as conn:
             written, until = 0, time.monotonic() + RESCAN_MERGE_SECONDS
             while written < RESCAN_MERGE_CHANGES and time.monotonic() < until:
                 found = fts_levels.levels(conn)
-                if not fts_levels.small_merge(
-                    found, RESCAN_MERGE_MOST_INPUT_PAGES, RESCAN_MERGE_CROWDED
-                ):
+                bound = (RESCAN_MERGE_MOST_INPUT_PAGES, RESCAN_MERGE_CROWDED)
+                if not fts_levels.small_merge(found, *bound):
                     return
+                safe = fts_levels.cascade_small(found, RESCAN_MERGE_PAGES, *bound)
                 before = conn.exec_driver_sql("SELECT total_changes()").scalar_one()
-                conn.exec_driver_sql(fts.merge_statement(1))
+                conn.exec_driver_sql(fts.merge_statement(RESCAN_MERGE_PAGES if safe else 1))
                 changes = conn.exec_driver_sql("SELECT total_changes()").scalar_one() - before
                 if changes < 2:  # FTS5's documented sign that the merge did no work
                     return
