@@ -4,7 +4,13 @@ page budget), so what it merges is bounded by pages, not by a clock."""
 
 from __future__ import annotations
 
-from history.store.sqlite.fts_levels import Level, merge_input_pages, parse, small_merge
+from history.store.sqlite.fts_levels import (
+    Level,
+    cascade_small,
+    merge_input_pages,
+    parse,
+    small_merge,
+)
 
 
 def varint(value: int) -> bytes:
@@ -61,3 +67,14 @@ def test_only_small_segments_or_a_crowded_level_0_make_a_small_merge() -> None:
     crowded = parse(record([(0, [30] * 8), (0, [500, 3, 3])]))
     assert small_merge(crowded, most_pages=64, crowded=8)
     assert not small_merge(parse(record([(0, [30] * 7), (0, [500])])), 64, crowded=8)
+
+
+def test_a_merge_that_could_go_on_to_a_large_segment_is_not_safe_with_a_full_budget() -> None:
+    # Level 0's merge fills level 1 to four segments, whose merge would fill the top level,
+    # holding the large segment, to four: FTS5 goes on while its page budget lasts.
+    chain = parse(record([(0, [1, 1, 1, 1]), (0, [2, 2, 2]), (0, [500, 9, 9])]))
+    assert small_merge(chain, most_pages=64, crowded=64)
+    assert not cascade_small(chain, budget=16, most_pages=64, crowded=64)
+    assert cascade_small(chain, budget=1, most_pages=64, crowded=64)
+    apart = parse(record([(0, [1, 1, 1, 1]), (0, [2]), (0, [500, 9])]))
+    assert cascade_small(apart, budget=16, most_pages=64, crowded=64)
