@@ -132,6 +132,12 @@ class TimedLock:
         emit("transaction_hold_p99", impl, percentile(holds, 0.99), "ms")
         emit("transaction_hold_max", impl, max(holds, default=0.0), "ms")
         emit("transactions_over_50ms", impl, sum(hold > 50 for hold in holds), "transactions")
+        by_caller: dict[str, list[float]] = {}
+        for hold, _, who in self.transactions:
+            by_caller.setdefault(who.split(" (")[0], []).append(hold * 1000)
+        for who, found in sorted(by_caller.items()):
+            line = {"n": len(found), "p99": percentile(found, 0.99), "max": max(found)}
+            print(json.dumps({"by_caller": impl, "caller": who, **line}))
         longest = sorted(self.transactions, reverse=True)[:8]
         print(
             json.dumps(
@@ -285,6 +291,7 @@ class StepTrace:
 
     def __init__(self, engine: Any, wal: Path) -> None:
         from sqlalchemy import event
+        from sqlalchemy.pool import Pool
 
         self.wal = wal
         self.done: list[dict[str, Any]] = []
@@ -341,12 +348,19 @@ class StepTrace:
                 }
             )
 
-        event.listen(engine, "begin", begun)
+        begun_only = begun
+
+        def begun_immediate(conn: Any) -> None:  # the write transactions only
+            if conn.get_execution_options().get("sqlite_begin") == "IMMEDIATE":
+                begun_only(conn)
+
+        pool = getattr(engine, "pool", Pool)
+        event.listen(engine, "begin", begun_immediate)
         event.listen(engine, "before_cursor_execute", before)
         event.listen(engine, "after_cursor_execute", after)
         event.listen(engine, "commit", committing)
         event.listen(engine, "rollback", ended)
-        event.listen(engine.pool, "checkin", lambda *a: ended(None))
+        event.listen(pool, "checkin", lambda *a: ended(None))
 
     def _wal_bytes(self) -> int:
         try:
@@ -379,8 +393,9 @@ def _levels(raw: Any) -> list[tuple[int, int, int]]:
     return levels
 
 
-def trace_rescan(db: Path, interval: float, limit: int) -> None:
-    """The doctor's path with every write transaction traced (StepTrace); prints the longest."""
+def trace_rescan(db: Path, interval: float, limit: int, upkeep: bool = False) -> None:
+    """The doctor's path (or the upkeep's: `upkeep`, every engine of the process) with every
+    write transaction traced (StepTrace); prints the longest."""
     from history import HistoryIndex
     from history.store.sqlite.maintenance import SqliteMaintenance
 
@@ -389,16 +404,21 @@ def trace_rescan(db: Path, interval: float, limit: int) -> None:
     maintenance = index._maintenance
     assert isinstance(maintenance, SqliteMaintenance)
     wal = Path(f"{db}-wal")
-    traces = [StepTrace(engine, wal) for engine in (maintenance._rescan_writer,)]
+    from sqlalchemy import Engine
+
+    watched: Any = Engine if upkeep else maintenance._rescan_writer
+    traces = [StepTrace(watched, wal)]
     recorder = Recorder(db, interval) if interval > 0 else None
     time.sleep(1)
     lock = TimedLock()
     steps = 0
     while steps < limit:
-        step = maintenance.rescan_step(lock)
-        steps += 1
-        if not step.more:
+        if upkeep:
+            if maintenance.step(32, lock) == "done":
+                break
+        elif not maintenance.rescan_step(lock).more:
             break
+        steps += 1
     if recorder is not None:
         report_records("trace", "", recorder.finish())
     done = [t for trace in traces for t in trace.done]
@@ -443,6 +463,7 @@ def main() -> None:
     parser.add_argument(
         "--trace", type=int, default=0, help="trace this many steps of the doctor's path only"
     )
+    parser.add_argument("--trace-upkeep", action="store_true", help="trace the upkeep's path")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(dir=args.work) as work:
         copy = Path(work) / "rescan.db"
@@ -450,7 +471,7 @@ def main() -> None:
         planted = plant(copy, args.every)
         print(json.dumps({"meta": {"source": str(args.source), "planted": planted}}))
         if args.trace:
-            trace_rescan(copy, args.interval, args.trace)
+            trace_rescan(copy, args.interval, args.trace, args.trace_upkeep)
             return
         second = Path(work) / "upkeep.db"
         shutil.copyfile(copy, second)

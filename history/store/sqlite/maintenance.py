@@ -28,14 +28,33 @@ from history.store import stats
 from history.store.maintenance import ENGLISH, Maintenance
 from history.store.owed import ScrubState
 from history.store.rescan import Rescan, Step
-from history.store.sqlite import best_turns, damaged, doctor, fts, rank_extension, recovery
+from history.store.sqlite import (
+    best_turns,
+    damaged,
+    doctor,
+    fts,
+    fts_levels,
+    rank_extension,
+    recovery,
+)
 from history.store.sqlite.engine import sqlite_path, writer
 from history.store.sqlite.forgetting.forget import UPKEEP_STEP_SECONDS, Forgetting
 from history.store.sqlite.forgetting.spool import spool_file
 from history.upkeep import CALLER_STEP_PAGES
 
-# Pages of the index merged after each step of a re-scan.
-RESCAN_MERGE_PAGES = 16
+# The merges after each step of a re-scan read only small segments: FTS5 checks a merge's page
+# budget only between words, so a merge that reads a large segment writes each common word's
+# whole list of turns in one piece (at 1M turns the import's 115,000-page segment holds a list
+# for each common word of a million turns). Such merges are left to the scrub the re-scan owes,
+# which rewrites the whole index anyway; the re-scan merges its own small segments as they come
+# (at most RESCAN_MERGE_MOST_INPUT_PAGES read by a merge), and level 0 once it is crowded
+# (fts_levels.small_merge), so that no level reaches FTS5's `crisismerge` (256), which FTS5
+# merges all at once inside whichever write crosses it. The merges' work is counted in rows of
+# the index's table changed (about two a page: the page written, a page read let go), at most
+# RESCAN_MERGE_CHANGES or RESCAN_MERGE_SECONDS after a step, RESCAN_MERGE_PAGES a statement.
+RESCAN_MERGE_PAGES, RESCAN_MERGE_CHANGES, RESCAN_MERGE_SECONDS = 16, 256, 0.01
+RESCAN_MERGE_MOST_INPUT_PAGES = 4096
+RESCAN_MERGE_CROWDED = 64
 # A re-scan's commits never copy the WAL back (a commit that crosses wal_autocheckpoint's ~40 MB
 # does, the lock held: 100-170 ms at 100k): it is copied without blocking writers after this
 # much step work instead.
@@ -160,10 +179,28 @@ class SqliteMaintenance(Maintenance):
 
     def _merge_new_segments(self, writes: AbstractContextManager[object]) -> None:
         """Merge a few pages of the index after a re-scan's step: each step's commit adds a
-        segment, and left alone FTS5 merges a level's 256 inside whichever commit comes then."""
-        if self.full_text:
-            with writes, self._rescan_writer.begin() as conn:
-                conn.exec_driver_sql(fts.merge_statement(RESCAN_MERGE_PAGES))
+        segment, and left alone FTS5 merges a level's 256 inside whichever commit comes then.
+        Only small segments are merged (fts_levels.small_merge). FTS5's `merge` goes on from the
+        level it merged to the next pick while its page budget lasts (the level it just filled,
+        up to the one holding the import's large segment): a statement is given
+        RESCAN_MERGE_PAGES only when every pick it could go on to is small, else one page,
+        which ends it with the level it began."""
+        if not self.full_text:
+            return
+        with writes, self._rescan_writer.begin() as conn:
+            written, until = 0, time.monotonic() + RESCAN_MERGE_SECONDS
+            while written < RESCAN_MERGE_CHANGES and time.monotonic() < until:
+                found = fts_levels.levels(conn)
+                bound = (RESCAN_MERGE_MOST_INPUT_PAGES, RESCAN_MERGE_CROWDED)
+                if not fts_levels.small_merge(found, *bound):
+                    return
+                safe = fts_levels.cascade_small(found, RESCAN_MERGE_PAGES, *bound)
+                before = conn.exec_driver_sql("SELECT total_changes()").scalar_one()
+                conn.exec_driver_sql(fts.merge_statement(RESCAN_MERGE_PAGES if safe else 1))
+                changes = conn.exec_driver_sql("SELECT total_changes()").scalar_one() - before
+                if changes < 2:  # FTS5's documented sign that the merge did no work
+                    return
+                written += changes
 
     def rescan_left(self) -> int:
         return self._rescan.left()

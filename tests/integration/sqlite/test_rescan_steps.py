@@ -6,14 +6,17 @@ own. Counted, not timed: the time bound is set out of reach, so only the bound o
 from __future__ import annotations
 
 from contextlib import nullcontext
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from sqlalchemy import Connection, event
 
 from history import HistoryIndex
+from history.importers.base import ImportedTurn
 from history.store import rescan
-from history.store.sqlite import fts
+from history.store.sqlite import fts, fts_levels
+from history.store.sqlite import maintenance as sqlite_maintenance
 from tests.helpers.engines import engine_of
 from tests.helpers.forgetting import file_bytes
 from tests.helpers.rescan_setup import SECRET, older_version
@@ -88,7 +91,7 @@ def test_rescan_steps_merge_the_index_in_bounded_steps_not_inside_a_commit(
         options: dict[str, object] = {str(k): v for k, v in rows}
     assert int(str(options.get("automerge", 4))) == 0  # no commit merges on its own
     most = 0
-    for _ in iter_steps(index):
+    while index._maintenance.rescan_step(nullcontext()).more:  # counted after each step
         with engine_of(index).connect() as conn:
             most = max(most, fts.segment_count(conn))
     assert most <= 8  # merged as they came, not left to pile up
@@ -181,4 +184,77 @@ def test_a_rescan_step_adds_one_index_segment_however_many_turns_it_masks(
     assert max(masked for masked, _ in added) >= 50  # many turns a step, not one
     assert all(segments <= 1 for _, segments in added)
     assert not index.search(f"{SECRET}007x")
+    index.close()
+
+
+LARGE_TURNS, LATER_LEAKS = 3_000, 300
+
+
+def record_a_large_index_then_leaks(path: Path) -> None:
+    """An index whose import left one large segment (its common words' lists long), then leaks
+    recorded one by one (small segments of their own)."""
+    with older_version():
+        index = HistoryIndex.open(path)
+        assert index.tidy()
+        imported = (
+            ImportedTurn(
+                turn_id=f"old-{n}",
+                session_id=f"s-old-{n % 50}",
+                project=PROJECT,
+                asked=f"why does the build {n} fail on the parser and the linker",
+                answered="the parser and the linker disagree on the target " * 8,
+                files=("src/parser.py",),
+                edited=(),
+                tools=(),
+                tainted=False,
+                asked_at=datetime.now(UTC),
+            )
+            for n in range(LARGE_TURNS)
+        )
+        assert index.record_many(imported).new == LARGE_TURNS
+        assert index.tidy()
+        for n in range(LATER_LEAKS):
+            index.record(
+                turn_id=f"leak-{n}",
+                session_id="s-long",
+                project=PROJECT,
+                asked=f"Mot de passe : {SECRET}{n:03d}x",
+                answered=f"the parser and the linker, take {n}. " * 20,
+            )
+        index.close()
+
+
+def segment_spans(index: HistoryIndex) -> list[tuple[int, int, int]]:
+    with engine_of(index).connect() as conn:
+        found = fts_levels.levels(conn)
+    return [span for level in found for span in level.spans]
+
+
+def test_rescan_merges_never_read_the_index_s_large_segment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # FTS5 checks a merge's page budget only between words: a merge that reads a large segment
+    # writes each common word's whole list of turns in one piece, whatever pages it was asked
+    # for (at 1M turns, 290-370 ms with the lock held). The re-scan's merges take its own small
+    # segments only: the import's large one is never read (nor trimmed) during the steps, and
+    # the steps' segments are still merged as they come. Counted, not timed.
+    record_a_large_index_then_leaks(tmp_path / "history.db")
+    monkeypatch.setattr(rescan, "MOST_CHARS", 1_000)  # a turn a step, a segment a step
+    monkeypatch.setattr(sqlite_maintenance, "RESCAN_MERGE_MOST_INPUT_PAGES", 64)
+    index = HistoryIndex.open(tmp_path / "history.db")
+    index._upkeep.close()
+    spans = segment_spans(index)
+    large = max(spans, key=lambda span: span[2] - span[1])
+    assert large[2] - large[1] + 1 > 64
+    most = masked = 0
+    while (step := index._maintenance.rescan_step(nullcontext())).more:
+        masked += step.masked
+        spans = segment_spans(index)
+        assert large in spans  # neither merged away nor trimmed by a merge under way
+        most = max(most, len(spans))
+    assert masked == LATER_LEAKS
+    assert most <= 16  # the steps' own segments merged as they came
+    assert not index.search(f"{SECRET}007x")
+    assert index.tidy()
+    assert SECRET.encode() not in file_bytes(tmp_path)
     index.close()

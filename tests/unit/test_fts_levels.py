@@ -1,0 +1,80 @@
+"""Which segments FTS5's `merge` would read from, from its structure record: the re-scan merges
+only when they are small (a large one's commonest words are written in one piece, whatever the
+page budget), so what it merges is bounded by pages, not by a clock."""
+
+from __future__ import annotations
+
+from history.store.sqlite.fts_levels import (
+    Level,
+    cascade_small,
+    merge_input_pages,
+    parse,
+    small_merge,
+)
+
+
+def varint(value: int) -> bytes:
+    """SQLite's big-endian varint (values under 2**56)."""
+    groups = [value & 0x7F]
+    value >>= 7
+    while value:
+        groups.append(0x80 | (value & 0x7F))
+        value >>= 7
+    return bytes(reversed(groups))
+
+
+def record(levels: list[tuple[int, list[int]]]) -> bytes:
+    """A first-format structure record."""
+    segments = sum(len(pages) for _, pages in levels)
+    body = [len(levels), segments, 0]
+    first = 1
+    for merging, pages in levels:
+        body += [merging, len(pages)]
+        for n, size in enumerate(pages):
+            body += [n + 1, first, first + size - 1]
+            first += size
+    return b"\x00\x00\x00\x07" + b"".join(varint(value) for value in body)
+
+
+def test_the_record_is_read_as_levels_of_segment_pages() -> None:
+    found = parse(record([(0, [1, 2]), (0, []), (2, [30, 40, 5])]))
+    assert found == [Level(0, (1, 2)), Level(0, ()), Level(2, (30, 40, 5))]
+
+
+def test_no_level_with_enough_segments_takes_nothing() -> None:
+    assert merge_input_pages(parse(record([(0, [1, 1, 1]), (0, [90])]))) == 0
+
+
+def test_the_level_holding_the_most_segments_is_taken_whole() -> None:
+    found = parse(record([(0, [1, 1, 1, 1, 2]), (0, [50, 50, 50, 50])]))
+    assert merge_input_pages(found) == 6
+
+
+def test_a_merge_under_way_is_carried_on_unless_a_lower_level_holds_more() -> None:
+    under_way = [(0, [1, 1]), (3, [40, 40, 40, 9])]
+    assert merge_input_pages(parse(record(under_way))) == 120
+    crowded = [(0, [1, 1, 1, 1, 1]), (3, [40, 40, 40, 9])]
+    assert merge_input_pages(parse(record(crowded))) == 5
+
+
+def test_only_small_segments_or_a_crowded_level_0_make_a_small_merge() -> None:
+    small = parse(record([(0, [2, 2, 2, 2]), (0, [500, 3])]))
+    assert small_merge(small, most_pages=64, crowded=8)
+    # The top level holds the most segments, one of them large: its merge is left alone.
+    large = parse(record([(0, [2, 2]), (0, [500, 3, 3, 3])]))
+    assert not small_merge(large, most_pages=64, crowded=8)
+    # Level 0 holds only segments as small as one write's, however many pages in all.
+    crowded = parse(record([(0, [30] * 8), (0, [500, 3, 3])]))
+    assert small_merge(crowded, most_pages=64, crowded=8)
+    assert not small_merge(parse(record([(0, [30] * 7), (0, [500])])), 64, crowded=8)
+
+
+def test_a_merge_that_could_go_on_to_a_large_segment_is_not_safe_with_a_full_budget() -> None:
+    # Level 0's merge fills level 1 to four segments, whose merge would fill the top level,
+    # holding the large segment, to four: FTS5 goes on while its page budget lasts.
+    chain = parse(record([(0, [1, 1, 1, 1]), (0, [2, 2, 2]), (0, [500, 9, 9])]))
+    assert small_merge(chain, most_pages=64, crowded=64)
+    assert not cascade_small(chain, budget=16, most_pages=64, crowded=64)
+    assert cascade_small(chain, budget=1, most_pages=64, crowded=64)
+    apart = parse(record([(0, [1, 1, 1, 1]), (0, [2]), (0, [500, 9])]))
+    assert cascade_small(apart, budget=16, most_pages=64, crowded=64)
