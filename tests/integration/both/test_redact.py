@@ -190,7 +190,9 @@ def test_hostile_megabyte_is_redacted_quickly(text: str) -> None:
     gc.collect()
     gc.freeze()  # the suite's own objects: a collection would walk them, not redaction's
     try:
-        for _ in range(2):  # a second try only where the first was slow
+        # Another try only where the last was slow: a single try on this 2-core VM moves by
+        # +-8% (every-rule: 0.229-0.266 s quiet), so the least of five is the scan's cost.
+        for _ in range(5):
             started = time.thread_time()
             assert redact(text) == once
             fastest = min(fastest, time.thread_time() - started)
