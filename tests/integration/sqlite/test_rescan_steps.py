@@ -5,6 +5,7 @@ own. Counted, not timed: the time bound is set out of reach, so only the bound o
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import nullcontext
 from datetime import UTC, datetime
 from pathlib import Path
@@ -31,16 +32,21 @@ def record_long_leaks(path: Path) -> None:
     with older_version():
         index = HistoryIndex.open(path)
         assert index.tidy()
-        for n in range(LEAKS):
-            index.record(
-                turn_id=f"leak-{n}",
-                session_id="s-long",
-                project=PROJECT,
-                asked=f"Mot de passe : {SECRET}{n:03d}x",
-                answered=ANSWER,
-            )
+        record_leaks(index, LEAKS, lambda n: ANSWER)
         assert index.tidy()
         index.close()
+
+
+def record_leaks(index: HistoryIndex, leaks: int, answered: Callable[[int], str]) -> None:
+    """`leaks` turns recorded one by one, each asking with a password the newer rules mask."""
+    for n in range(leaks):
+        index.record(
+            turn_id=f"leak-{n}",
+            session_id="s-long",
+            project=PROJECT,
+            asked=f"Mot de passe : {SECRET}{n:03d}x",
+            answered=answered(n),
+        )
 
 
 def test_a_rescan_step_rewrites_bounded_text_however_long_it_may_hold(
@@ -213,14 +219,7 @@ def record_a_large_index_then_leaks(path: Path) -> None:
         )
         assert index.record_many(imported).new == LARGE_TURNS
         assert index.tidy()
-        for n in range(LATER_LEAKS):
-            index.record(
-                turn_id=f"leak-{n}",
-                session_id="s-long",
-                project=PROJECT,
-                asked=f"Mot de passe : {SECRET}{n:03d}x",
-                answered=f"the parser and the linker, take {n}. " * 20,
-            )
+        record_leaks(index, LATER_LEAKS, lambda n: f"the parser and the linker, take {n}. " * 20)
         index.close()
 
 
