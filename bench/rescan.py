@@ -375,22 +375,11 @@ def _total_changes(raw: Any) -> int:
 
 def _levels(raw: Any) -> list[tuple[int, int, int]]:
     """FTS5's structure record: each level's (merge under way, segments, pages)."""
-    from history.store.sqlite.fts import _varints
+    from history.store.sqlite import fts_levels
 
     row = raw.execute("SELECT block FROM turns_fts_data WHERE id = 10").fetchone()
-    block: bytes = row[0] if row else b""
-    v2 = block[4:8] == b"\xff\x00\x00\x01"
-    values = _varints(block[8 if v2 else 4 :])
-    if len(values) < 3:
-        return []
-    per, at, levels = (8 if v2 else 3), 3, []
-    for _ in range(values[0]):
-        merging, count = values[at], values[at + 1]
-        at += 2
-        pages = sum(values[at + k * per + 2] - values[at + k * per + 1] + 1 for k in range(count))
-        at += count * per
-        levels.append((merging, count, pages))
-    return levels
+    found = fts_levels.parse(bytes(row[0]) if row else b"")
+    return [(level.merging, len(level.pages), sum(level.pages)) for level in found]
 
 
 def trace_rescan(db: Path, interval: float, limit: int, upkeep: bool = False) -> None:

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from history.store.sqlite.fts_levels import (
     Level,
+    Pick,
     cascade_small,
-    merge_input_pages,
+    merge_pick,
     parse,
     small_merge,
 )
@@ -23,17 +24,19 @@ def varint(value: int) -> bytes:
     return bytes(reversed(groups))
 
 
-def record(levels: list[tuple[int, list[int]]]) -> bytes:
-    """A first-format structure record."""
+def record(levels: list[tuple[int, list[int]]], second: bool = False) -> bytes:
+    """A structure record: the cookie, FTS5's second-format marker if `second` (each segment
+    then carries five more numbers: origins and tombstone counts), the levels."""
     segments = sum(len(pages) for _, pages in levels)
     body = [len(levels), segments, 0]
     first = 1
     for merging, pages in levels:
         body += [merging, len(pages)]
         for n, size in enumerate(pages):
-            body += [n + 1, first, first + size - 1]
+            body += [n + 1, first, first + size - 1, *([n, n, 0, 0, 9] if second else [])]
             first += size
-    return b"\x00\x00\x00\x07" + b"".join(varint(value) for value in body)
+    marker = b"\xff\x00\x00\x01" if second else b""
+    return b"\x00\x00\x00\x07" + marker + b"".join(varint(value) for value in body)
 
 
 def test_the_record_is_read_as_levels_of_segment_pages() -> None:
@@ -41,20 +44,27 @@ def test_the_record_is_read_as_levels_of_segment_pages() -> None:
     assert found == [Level(0, (1, 2)), Level(0, ()), Level(2, (30, 40, 5))]
 
 
+def test_a_second_format_record_is_read_past_its_marker_after_the_cookie() -> None:
+    # Regression: the segment count looked for the marker before the cookie, read the marker's
+    # bytes as the numbers of levels and segments, and counted none.
+    levels = [(0, [1, 2]), (0, []), (2, [30, 40, 5])]
+    assert parse(record(levels, second=True)) == parse(record(levels))
+
+
 def test_no_level_with_enough_segments_takes_nothing() -> None:
-    assert merge_input_pages(parse(record([(0, [1, 1, 1]), (0, [90])]))) == 0
+    assert merge_pick(parse(record([(0, [1, 1, 1]), (0, [90])]))) is None
 
 
 def test_the_level_holding_the_most_segments_is_taken_whole() -> None:
     found = parse(record([(0, [1, 1, 1, 1, 2]), (0, [50, 50, 50, 50])]))
-    assert merge_input_pages(found) == 6
+    assert merge_pick(found) == Pick(0, 6)
 
 
 def test_a_merge_under_way_is_carried_on_unless_a_lower_level_holds_more() -> None:
     under_way = [(0, [1, 1]), (3, [40, 40, 40, 9])]
-    assert merge_input_pages(parse(record(under_way))) == 120
+    assert merge_pick(parse(record(under_way))) == Pick(1, 120)
     crowded = [(0, [1, 1, 1, 1, 1]), (3, [40, 40, 40, 9])]
-    assert merge_input_pages(parse(record(crowded))) == 5
+    assert merge_pick(parse(record(crowded))) == Pick(0, 5)
 
 
 def test_only_small_segments_or_a_crowded_level_0_make_a_small_merge() -> None:

@@ -141,7 +141,7 @@ def merge_statement(pages: int) -> str:
 def indexed_rows(conn: Sql) -> int:
     """The number of rows FTS5 counts for bm25, from its averages record."""
     averages = conn.exec_driver_sql(f"SELECT block FROM {FTS_TABLE}_data WHERE id = 1").scalar()
-    values = _varints(averages or b"", 1)
+    values = varints(averages or b"", 1)
     return values[0] if values else 0
 
 
@@ -149,23 +149,13 @@ def average_length(conn: Sql) -> float:
     """The average row length bm25 divides by (every column's tokens over the rows), from the
     same record."""
     averages = conn.exec_driver_sql(f"SELECT block FROM {FTS_TABLE}_data WHERE id = 1").scalar()
-    values = _varints(averages or b"")
+    values = varints(averages or b"")
     if not values or values[0] <= 0:
         return 1.0
     return sum(values[1:]) / values[0]
 
 
-def segment_count(conn: Sql) -> int:
-    """How many segments the index holds: what a search reads each word's postings from."""
-    block = conn.exec_driver_sql(f"SELECT block FROM {FTS_TABLE}_data WHERE id = 10").scalar()
-    if not block:
-        return 0
-    if block[:4] == b"\xff\x00\x00\x01":  # the structure record's second format
-        block = block[4:]
-    return _varints(block[4:], 2)[1]  # after the cookie: levels, then segments
-
-
-def _varints(blob: bytes, wanted: int | None = None) -> list[int]:
+def varints(blob: bytes, wanted: int | None = None) -> list[int]:
     """SQLite's big-endian varints, as FTS5 writes its records (the first `wanted` of them)."""
     values: list[int] = []
     value, position = 0, 0

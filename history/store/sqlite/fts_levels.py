@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import Connection
 
-from history.store.sqlite.fts import FTS_TABLE, _varints
+from history.store.sqlite.fts import FTS_TABLE, varints
 
 _SECOND_FORMAT = b"\xff\x00\x00\x01"
 # FTS5's `usermerge` default: a level is merged once it holds this many segments.
@@ -34,9 +34,14 @@ def levels(conn: Connection) -> list[Level]:
     return parse(bytes(block or b""))
 
 
+def segment_count(conn: Connection) -> int:
+    """How many segments the index holds: what a search reads each word's postings from."""
+    return sum(len(level.pages) for level in levels(conn))
+
+
 def parse(block: bytes) -> list[Level]:
     second = block[4:8] == _SECOND_FORMAT
-    values = _varints(block[8 if second else 4 :])
+    values = varints(block[8 if second else 4 :])
     if len(values) < 3:
         return []
     each, at, found = (8 if second else 3), 3, []
@@ -78,12 +83,6 @@ def merge_pick(found: list[Level], usermerge: int = USERMERGE) -> Pick | None:
     level = found[chosen]
     taken = level.merging or len(level.pages)
     return Pick(chosen, sum(level.pages[:taken]))
-
-
-def merge_input_pages(found: list[Level], usermerge: int = USERMERGE) -> int:
-    """The pages of the segments FTS5's `merge` would read from; 0 when no level qualifies."""
-    pick = merge_pick(found, usermerge)
-    return pick.pages if pick else 0
 
 
 def small_merge(found: list[Level], most_pages: int, crowded: int) -> bool:

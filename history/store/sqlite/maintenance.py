@@ -239,12 +239,12 @@ class SqliteMaintenance(Maintenance):
         if not self.full_text:
             return ""
         with self.engine.connect() as conn:
-            before = fts.segment_count(conn)
+            before = fts_levels.segment_count(conn)
         while self._merge(CALLER_STEP_PAGES):
             pass
         self._forgetting.checkpoint()
         with self.engine.connect() as conn:
-            after = fts.segment_count(conn)
+            after = fts_levels.segment_count(conn)
         return doctor.merged(before, after, said)
 
     def delete_damaged(self) -> DeletedCopies | None:

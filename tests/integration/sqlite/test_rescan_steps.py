@@ -99,7 +99,7 @@ def test_rescan_steps_merge_the_index_in_bounded_steps_not_inside_a_commit(
     most = 0
     while index._maintenance.rescan_step(nullcontext()).more:  # counted after each step
         with engine_of(index).connect() as conn:
-            most = max(most, fts.segment_count(conn))
+            most = max(most, fts_levels.segment_count(conn))
     assert most <= 8  # merged as they came, not left to pile up
     index.close()
 
@@ -180,12 +180,12 @@ def test_a_rescan_step_adds_one_index_segment_however_many_turns_it_masks(
     added: list[tuple[int, int]] = []
     while True:
         with engine_of(index).connect() as conn:
-            before = fts.segment_count(conn)
+            before = fts_levels.segment_count(conn)
         step = steps.step(nullcontext())
         if not step.more:
             break
         with engine_of(index).connect() as conn:
-            added.append((step.masked, fts.segment_count(conn) - before))
+            added.append((step.masked, fts_levels.segment_count(conn) - before))
     assert sum(masked for masked, _ in added) == 120
     assert max(masked for masked, _ in added) >= 50  # many turns a step, not one
     assert all(segments <= 1 for _, segments in added)

@@ -10,14 +10,14 @@ import pytest
 from sqlalchemy.exc import OperationalError
 
 from history import HistoryIndex, upkeep
-from history.store.sqlite import fts
+from history.store.sqlite import fts, fts_levels
 from history.store.sqlite.maintenance import SqliteMaintenance
 from tests.helpers.engines import engine_of
 
 
 def segments(index: HistoryIndex) -> int:
     with engine_of(index).connect() as conn:
-        return fts.segment_count(conn)
+        return fts_levels.segment_count(conn)
 
 
 def record(index: HistoryIndex, count: int) -> None:
