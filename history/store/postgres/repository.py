@@ -44,13 +44,12 @@ class PostgresTurnRepository(SqlTurnRepository):
 
     def __init__(self, engine: Engine, searches: Engine) -> None:
         super().__init__(engine, engine, insert)
-        self._searches = searches
         self._search = TsvectorSearch(searches)
         self._scrub = scrub.Scrub(engine)
         self._made_wait = False  # this process left a turn in turns_waiting
 
     def close(self) -> None:
-        self._searches.dispose()
+        self._search.engine.dispose()
 
     def upsert_many(self, turns: Sequence[NewTurn]) -> UpsertCounts:
         with self._writer.begin() as conn:
