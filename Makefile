@@ -34,9 +34,8 @@ serve: $(VENV)/.installed
 	$(BIN)/recall migrate
 	$(BIN)/recall serve --host $(HOST) --port $(PORT)
 
-# Lint first (seconds); then the type check beside the suite's three workers (on two cores: the
-# tests often wait on processes, the browser, PostgreSQL); then the tests that measure time or
-# CPU, alone.
+# Lint first (seconds); then the type check beside the suite's three workers; then the tests
+# that measure time or CPU, alone.
 test: $(VENV)/.installed-dev lint
 	$(MAKE) --no-print-directory -j2 typecheck pytest-parallel
 	$(MAKE) --no-print-directory pytest-timing
