@@ -73,7 +73,13 @@ def texts_and_edits(draw: st.DrawFn) -> tuple[str, list[Edit]]:
     cuts = sorted(draw(st.lists(st.integers(0, len(text)), max_size=8)))
     replacement = st.sampled_from(["[redacted:password]", "[redacted:pass]", "k", "ghp_"])
     spans = list(zip(cuts[::2], cuts[1::2], strict=False))
-    return text, [(start, end, draw(replacement)) for start, end in spans]
+    # A decision may mask from before where the mask ahead of it ended (`applied` then keeps
+    # what lies between twice), as a rule's edits can.
+    backwards = draw(st.lists(st.booleans(), min_size=len(spans), max_size=len(spans)))
+    return text, [
+        (end, start, draw(replacement)) if back else (start, end, draw(replacement))
+        for (start, end), back in zip(spans, backwards, strict=True)
+    ]
 
 
 @given(texts_and_edits())
