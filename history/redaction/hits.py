@@ -10,12 +10,12 @@ it is no longer looked for (so a run of one literal costs one read, not one hit 
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Sequence
 from typing import Final
 
 from ahocorasick_rs import AhoCorasick, Implementation
 
+from history.redaction.masked_spans import MaskedSpans
 from history.redaction.rule import Edit
 
 # Where a literal occurs too often to be tried place by place.
@@ -51,51 +51,71 @@ class LiteralHits:
         self._lengths = [len(literal) for literal in literals]
         self._longest = max(self._lengths)
         self._most = max(16, len(text) // 1024)
-        self.starts: list[Starts] = [[] for _ in literals]
         self._found(text)
 
     def _found(self, text: str) -> None:
+        # Places in the text as found, `_masked` the spans replaced since; `_recent`, places
+        # found around masks since, in the text as it is now.
+        self._places: list[Starts] = [[] for _ in self.literals]
+        self._masked = MaskedSpans()
+        self._recent: dict[int, list[int]] = {}
         tracked = list(range(len(self.literals)))
-        finder, spent, starts = _automaton(self.literals), 0, self.starts
+        finder, spent, places = _automaton(self.literals), 0, self._places
         for chunk in range(0, len(text), _CHUNK):
             hits = _hits(finder, text[chunk : chunk + _CHUNK + self._longest - 1])
             if hits is None or spent + len(hits) > _BUDGET:
-                self.starts = [DENSE] * len(self.literals)
+                self._places = [DENSE] * len(self.literals)
                 return
             spent += len(hits)
             turned = False
             for index, start, _ in hits:
-                found = starts[tracked[index]]
+                found = places[tracked[index]]
                 if found is None or start >= _CHUNK:
                     continue
                 found.append(chunk + start)
                 if len(found) > self._most:
-                    starts[tracked[index]] = DENSE
+                    places[tracked[index]] = DENSE
                     turned = True
             if turned:
-                tracked = [literal for literal in tracked if starts[literal] is not None]
+                tracked = [literal for literal in tracked if places[literal] is not None]
                 if not tracked:
                     return
                 finder = _automaton([self.literals[literal] for literal in tracked])
 
+    def starts(self, literal: int) -> Starts:
+        """Where `literal` occurs in the text as it is now, or `DENSE`."""
+        found = self._places[literal]
+        if found is None:
+            return DENSE
+        now = self._masked.now(found, self._lengths[literal])
+        recent = self._recent.get(literal)
+        return sorted(now + recent) if recent else now
+
     def forget(self, literal: int) -> None:
         """`literal` is not asked for again: its places need not be followed."""
-        self.starts[literal] = DENSE
+        self._places[literal] = DENSE
+        self._recent.pop(literal, None)
 
     def after(self, text: str, edits: list[Edit]) -> None:
         """Follow `edits` (made on the text these hits are of, giving `text`)."""
         if any(start > end for start, end, _ in edits):
             # A mask reaching back over the one before: the text is read again.
-            self.starts = [[] for _ in self.literals]
             self._found(text)
             return
-        first, starts, lengths = edits[0][0] - self._longest, self.starts, self._lengths
-        for literal in [i for i, found in enumerate(starts) if found and found[-1] >= first]:
-            found = starts[literal]
-            assert found is not None
-            place = bisect_left(found, first)
-            starts[literal] = found[:place] + _moved(found[place:], lengths[literal], edits)
+        if not self._masked.add(edits):
+            self._settle()
+            self._masked.add(edits)
+        for literal, recent in self._recent.items():
+            self._recent[literal] = _moved(recent, self._lengths[literal], edits)
         self._add_around(text, edits)
+
+    def _settle(self) -> None:
+        """Move every place to the text as it is now, and start the spans replaced afresh."""
+        self._places = [
+            None if found is None else self.starts(i) for i, found in enumerate(self._places)
+        ]
+        self._masked = MaskedSpans()
+        self._recent = {}
 
     def _add_around(self, text: str, edits: list[Edit]) -> None:
         # What a mask brings: occurrences that overlap it (or straddle an empty span's place).
@@ -108,17 +128,21 @@ class LiteralHits:
             window = max(0, new_start - self._longest + 1)
             hits = _hits(self._finder, text[window : new_end + self._longest - 1])
             if hits is None:
-                self.starts = [DENSE] * len(self.literals)
+                self._places = [DENSE] * len(self.literals)
                 return
             for literal, hit_start, hit_end in hits:
                 if window + hit_start < new_end and window + hit_end > new_start:
                     added.setdefault(literal, set()).add(window + hit_start)
         for literal, places in added.items():
-            found = self.starts[literal]
+            found = self._places[literal]
             if found is None:
                 continue
-            merged = sorted({*found, *places})
-            self.starts[literal] = merged if len(merged) <= self._most else DENSE
+            recent = sorted({*self._recent.get(literal, ()), *places})
+            if len(found) + len(recent) > self._most:
+                self._places[literal] = DENSE
+                self._recent.pop(literal, None)
+            else:
+                self._recent[literal] = recent
 
 
 def _moved(starts: list[int], length: int, edits: list[Edit]) -> list[int]:

@@ -52,7 +52,7 @@ class LongScans:
         for (rule, pattern), literal, done in zip(
             self._scans, self._literal_of, self._done_after, strict=True
         ):
-            starts = None if literal is None else hits.starts[literal]
+            starts = None if literal is None else hits.starts(literal)
             if done is not None:
                 hits.forget(done)
             if starts == [] or not rule.tried_on(text):

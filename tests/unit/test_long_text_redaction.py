@@ -52,7 +52,8 @@ def test_every_hostile_text_is_masked_as_every_pattern_over_the_whole_masks_it()
 def test_a_text_of_every_literal_over_and_over_is_tried_with_every_pattern() -> None:
     # Each literal a few hundred times: more places than are worth following, so all are dense.
     text = " ".join(LITERALS) * 300
-    assert all(starts is DENSE for starts in LiteralHits(LITERALS, FINDER, text).starts)
+    hits = LiteralHits(LITERALS, FINDER, text)
+    assert all(hits.starts(literal) is DENSE for literal in range(len(LITERALS)))
     assert redact(text) == every_pattern_over_the_whole(text)
 
 
@@ -63,34 +64,45 @@ def test_a_long_text_with_a_lone_surrogate_is_masked_all_the_same() -> None:
     assert "hunter2hunter2" not in redact(text)
 
 
-def places_afresh(text: str) -> list[list[int] | None]:
-    return LiteralHits(LITERALS, FINDER, text).starts
+def places(hits: LiteralHits) -> list[list[int] | None]:
+    return [hits.starts(literal) for literal in range(len(LITERALS))]
 
 
-@st.composite
-def texts_and_edits(draw: st.DrawFn) -> tuple[str, list[Edit]]:
-    text = draw(st.lists(pieces, min_size=1, max_size=40).map("".join))
+def edits_of(draw: st.DrawFn, text: str) -> list[Edit]:
     cuts = sorted(draw(st.lists(st.integers(0, len(text)), max_size=8)))
     replacement = st.sampled_from(["[redacted:password]", "[redacted:pass]", "k", "ghp_"])
     spans = list(zip(cuts[::2], cuts[1::2], strict=False))
     # A decision may mask from before where the mask ahead of it ended (`applied` then keeps
     # what lies between twice), as a rule's edits can.
     backwards = draw(st.lists(st.booleans(), min_size=len(spans), max_size=len(spans)))
-    return text, [
+    return [
         (end, start, draw(replacement)) if back else (start, end, draw(replacement))
         for (start, end), back in zip(spans, backwards, strict=True)
     ]
 
 
-@given(texts_and_edits())
+@st.composite
+def texts_and_rounds_of_edits(draw: st.DrawFn) -> tuple[str, list[list[Edit]]]:
+    text = original = draw(st.lists(pieces, min_size=1, max_size=40).map("".join))
+    rounds = []
+    for _ in range(draw(st.integers(1, 4))):
+        rounds.append(edits_of(draw, text))
+        text = applied(text, rounds[-1])
+    return original, rounds
+
+
+@settings(max_examples=300)
+@given(texts_and_rounds_of_edits())
 def test_places_followed_through_masks_are_the_places_found_afresh(
-    text_and_edits: tuple[str, list[Edit]],
+    text_and_rounds: tuple[str, list[list[Edit]]],
 ) -> None:
-    text, edits = text_and_edits
+    text, rounds = text_and_rounds
     hits = LiteralHits(LITERALS, FINDER, text)
-    if edits:
-        text = applied(text, edits)
-        hits.after(text, edits)
-    for followed, afresh in zip(hits.starts, places_afresh(text), strict=True):
-        if followed is not DENSE and afresh is not DENSE:
-            assert followed == afresh
+    for edits in rounds:
+        if edits:
+            text = applied(text, edits)
+            hits.after(text, edits)
+    afresh = LiteralHits(LITERALS, FINDER, text)
+    for followed, found in zip(places(hits), places(afresh), strict=True):
+        if followed is not DENSE and found is not DENSE:
+            assert followed == found
