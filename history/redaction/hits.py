@@ -25,6 +25,7 @@ Starts = list[int] | None
 _CHUNK: Final = 16_384
 # Hits read before giving up on places altogether (every literal dense): what the pass may cost.
 _BUDGET: Final = 60_000
+_MANY_EDITS: Final = 1_000
 
 
 def _hits(finder: AhoCorasick, text: str) -> list[tuple[int, int, int]] | None:
@@ -98,8 +99,9 @@ class LiteralHits:
 
     def after(self, text: str, edits: list[Edit]) -> None:
         """Follow `edits` (made on the text these hits are of, giving `text`)."""
-        if any(start > end for start, end, _ in edits):
-            # A mask reaching back over the one before: the text is read again.
+        if len(edits) > _MANY_EDITS or any(start > end for start, end, _ in edits):
+            # Reading the text again is cheaper than looking around each of thousands of masks
+            # (and the places before a mask reaching back over the one before are not kept).
             self._found(text)
             return
         if not self._masked.add(edits):

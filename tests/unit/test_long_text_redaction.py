@@ -106,3 +106,15 @@ def test_places_followed_through_masks_are_the_places_found_afresh(
     for followed, found in zip(places(hits), places(afresh), strict=True):
         if followed is not DENSE and found is not DENSE:
             assert followed == found
+
+
+def test_places_followed_through_thousands_of_masks_are_the_places_found_afresh() -> None:
+    unit = "password=ghp_x; "
+    text = unit * 3_000
+    edits: list[Edit] = [
+        (at + 9, at + 14, "[redacted:github-token]") for at in range(0, len(text), len(unit))
+    ]
+    hits = LiteralHits(LITERALS, FINDER, text)
+    text = applied(text, edits)
+    hits.after(text, edits)
+    assert places(hits) == places(LiteralHits(LITERALS, FINDER, text))
