@@ -118,3 +118,8 @@ def test_places_followed_through_thousands_of_masks_are_the_places_found_afresh(
     text = applied(text, edits)
     hits.after(text, edits)
     assert places(hits) == places(LiteralHits(LITERALS, FINDER, text))
+
+
+def test_a_mask_replaces_its_own_span_not_an_earlier_copy_of_it() -> None:
+    assert applied("x1 secret=x1", [(10, 12, "[redacted:secret]")]) == "x1 secret=[redacted:secret]"
+    assert applied("secret=x1 x1", [(7, 9, "[redacted:secret]")]) == "secret=[redacted:secret] x1"
