@@ -17,15 +17,17 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from ahocorasick_rs import AhoCorasick, Implementation
 
 from history.redaction import assignments, context, cookies, spoken, tokens, wrapped
-from history.redaction.long_texts import LongScans
 from history.redaction.rule import Rule
 from history.redaction.scanning import Scans
 from history.rules_version import RULES_VERSION
+
+if TYPE_CHECKING:
+    from history.redaction.long_texts import LongScans
 
 __all__ = ["KINDS", "RULES", "RULES_VERSION", "redact"]
 
@@ -65,7 +67,14 @@ _FINDER: Final = AhoCorasick(
     sorted(_TOKEN_SCANS.literals | _WORD_SCANS.literals), implementation=Implementation.DFA
 )
 _TOKEN_SHAPE: Final = re.compile(r"\S{16}")
-_LONG_SCANS: Final = LongScans((*_TOKEN_SHAPED, *_NEED_A_WORD))
+
+
+@functools.cache
+def _long_scans() -> LongScans:
+    """The scans of a long text, loaded with the first one (a hook's turns are short)."""
+    from history.redaction.long_texts import LongScans
+
+    return LongScans((*_TOKEN_SHAPED, *_NEED_A_WORD))
 
 
 @functools.lru_cache(maxsize=8192)
@@ -91,4 +100,4 @@ def redact(text: str) -> str:
         return _redact_name(text)
     if len(text) <= _SHORT:
         return _redact_short(text)
-    return _LONG_SCANS.apply(text)
+    return _long_scans().apply(text)

@@ -6,15 +6,15 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from history.redaction import _LONG_SCANS, _TOKEN_SCANS, _WORD_SCANS, redact
+from history.redaction import _TOKEN_SCANS, _WORD_SCANS, _long_scans, redact
 from history.redaction.hits import DENSE, LiteralHits
 from history.redaction.rule import Edit, applied
 from tests.helpers.hostile_inputs import HOSTILE
 from tests.helpers.secret_corpus import FORMS
 from tests.helpers.secret_samples import FRAGMENTS, SECRETS
 
-LITERALS = _LONG_SCANS.literals
-FINDER = _LONG_SCANS.finder
+LITERALS = _long_scans().literals
+FINDER = _long_scans().finder
 
 
 def every_pattern_over_the_whole(text: str) -> str:
