@@ -48,7 +48,7 @@ class LiteralHits:
 
     def __init__(self, literals: Sequence[str], finder: AhoCorasick, text: str) -> None:
         self.literals = literals
-        self._finder = finder  # all of `literals`, for the few characters around a mask
+        self._finder = finder  # all of `literals`, in their order
         self._lengths = [len(literal) for literal in literals]
         self._longest = max(self._lengths)
         self._most = max(16, len(text) // 1024)
@@ -61,7 +61,7 @@ class LiteralHits:
         self._masked = MaskedSpans()
         self._recent: dict[int, list[int]] = {}
         tracked = list(range(len(self.literals)))
-        finder, spent, places = _automaton(self.literals), 0, self._places
+        finder, spent, places = self._finder, 0, self._places
         for chunk in range(0, len(text), _CHUNK):
             hits = _hits(finder, text[chunk : chunk + _CHUNK + self._longest - 1])
             if hits is None or spent + len(hits) > _BUDGET:
