@@ -25,6 +25,7 @@ Starts = list[int] | None
 _CHUNK: Final = 16_384
 # Hits read before giving up on places altogether (every literal dense): what the pass may cost.
 _BUDGET: Final = 60_000
+# Masks made at once past which the text is read again rather than looked at around each.
 _MANY_EDITS: Final = 1_000
 
 
@@ -44,13 +45,16 @@ def _automaton(literals: Sequence[str]) -> AhoCorasick:
 
 
 class LiteralHits:
-    """For each of `literals`, the sorted starts of its occurrences in `text`, or `DENSE`."""
+    """For each of `literals`, the sorted starts of its occurrences in `text`, or `DENSE`; told
+    of each mask made since (`after`), it answers for the text as it is now (`starts`)."""
 
     def __init__(self, literals: Sequence[str], finder: AhoCorasick, text: str) -> None:
         self.literals = literals
         self._finder = finder  # all of `literals`, in their order
         self._lengths = [len(literal) for literal in literals]
         self._longest = max(self._lengths)
+        # Places past which a literal is dense: one a KB, where a try at each costs about what
+        # the engine's own read of the text for the literal does.
         self._most = max(16, len(text) // 1024)
         self._found(text)
 

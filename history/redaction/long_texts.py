@@ -39,7 +39,8 @@ class LongScans:
             for _, pattern in self._scans
         )
         self.finder = AhoCorasick(self.literals, implementation=Implementation.ContiguousNFA)
-        # The literals last asked for by each pattern: their places need not be followed after.
+        # For each pattern, its literal where no pattern after it has that literal: from there on
+        # its places need not be followed.
         last = {literal: i for i, literal in enumerate(self._literal_of) if literal is not None}
         self._done_after = tuple(
             literal if literal is not None and last[literal] == i else None

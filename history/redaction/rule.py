@@ -158,7 +158,7 @@ Edit = tuple[int, int, str]
 
 
 def applied(text: str, edits: list[Edit]) -> str:
-    """`text` with each of `edits` (in order, each after the end of the one before) made."""
+    """`text` with each of `edits` made, in order (as `Rule.edits` gives them)."""
     if not edits:
         return text
     if len(edits) == 1:
