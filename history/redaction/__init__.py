@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from ahocorasick_rs import AhoCorasick, Implementation
 
@@ -25,6 +25,9 @@ from history.redaction import assignments, context, cookies, spoken, tokens, wra
 from history.redaction.rule import Rule
 from history.redaction.scanning import Scans
 from history.rules_version import RULES_VERSION
+
+if TYPE_CHECKING:
+    from history.redaction.long_texts import LongScans
 
 __all__ = ["KINDS", "RULES", "RULES_VERSION", "redact"]
 
@@ -46,7 +49,8 @@ KINDS: Final[tuple[str, ...]] = tuple(
 # A short text is scanned only with the patterns whose literal it holds (every pattern has one,
 # or words it requires), found for both groups of rules in one Aho-Corasick pass. A token-shaped
 # secret is also 16 or more characters without a space, checked only when such a pattern is due.
-# (A long text is scanned with every pattern: it has a reason to almost always.)
+# A long text is scanned with every pattern whose literal it holds, each tried where that
+# literal occurs (history/redaction/hits.py).
 _SHORT: Final = 4_000
 _NAME: Final = 256
 # Token-shaped rules run first (a JWT inside `Bearer …` is masked as a JWT, a token inside a
@@ -63,6 +67,14 @@ _FINDER: Final = AhoCorasick(
     sorted(_TOKEN_SCANS.literals | _WORD_SCANS.literals), implementation=Implementation.DFA
 )
 _TOKEN_SHAPE: Final = re.compile(r"\S{16}")
+
+
+@functools.cache
+def _long_scans() -> LongScans:
+    """The scans of a long text, loaded with the first one (a hook's turns are short)."""
+    from history.redaction.long_texts import LongScans
+
+    return LongScans((*_TOKEN_SHAPED, *_NEED_A_WORD))
 
 
 @functools.lru_cache(maxsize=8192)
@@ -88,4 +100,4 @@ def redact(text: str) -> str:
         return _redact_name(text)
     if len(text) <= _SHORT:
         return _redact_short(text)
-    return _WORD_SCANS.apply_all(_TOKEN_SCANS.apply_all(text))
+    return _long_scans().apply(text)

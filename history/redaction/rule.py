@@ -117,33 +117,64 @@ class Rule:
 
     def scan(self, pattern: Pattern, text: str) -> str:
         """`text` with what `pattern` (one of this rule's) finds masked."""
-        words = self.gate or self.requires
-        if words and not _holds_any(words, text):
+        if not self.tried_on(text):
             return text
         if pattern.absent_from(text):
             return text
         if self.decide is None:
             return pattern.compiled.sub(mask(self.kind), text)
-        return self._masked(pattern.compiled, self.decide, text)
+        return applied(text, self.edits(pattern.compiled.finditer(text), text))
 
-    def _masked(self, pattern: re.Pattern[str], decide: Decision, text: str) -> str:
-        pieces: list[str] = []
+    def tried_on(self, text: str) -> bool:
+        """Whether this rule's patterns are tried on `text` at all (its gate, or the words it
+        requires, are there)."""
+        words = self.gate or self.requires
+        return not words or _holds_any(words, text)
+
+    def edits(self, matches: Iterable[re.Match[str]], text: str) -> list[Edit]:
+        """What masking `matches` (a pattern's matches in `text`, in order) replaces."""
+        if self.decide is None:
+            whole = mask(self.kind)
+            return [(*match.span(), whole) for match in matches]
+        found_edits: list[Edit] = []
         kept_from = 0
-        for decisions, match in enumerate(pattern.finditer(text), start=1):
+        for decisions, match in enumerate(matches, start=1):
             if decisions > MAX_DECISIONS:
-                pieces += (text[kept_from : match.start()], mask(self.kind))
-                return "".join(pieces)
-            found = decide(match)
+                start = max(match.start(), kept_from)
+                found_edits.append((start, len(text), mask(self.kind)))
+                return found_edits
+            found = self.decide(match)
             if found is not None:
                 # A span may begin before its match (the pattern starts at a literal inside
                 # the secret), never inside the previous mask.
                 start = max(found.start, kept_from)
-                pieces += (text[kept_from:start], mask(found.kind or self.kind))
+                found_edits.append((start, found.end, mask(found.kind or self.kind)))
                 kept_from = found.end
-        if not pieces:
-            return text
-        pieces.append(text[kept_from:])
-        return "".join(pieces)
+        return found_edits
+
+
+# A span of a text and what replaces it: (start, end, replacement).
+Edit = tuple[int, int, str]
+
+
+def applied(text: str, edits: list[Edit]) -> str:
+    """`text` with each of `edits` made, in order (as `Rule.edits` gives them)."""
+    if not edits:
+        return text
+    if len(edits) == 1:
+        start, end, replacement = edits[0]
+        replaced = text[start:end]
+        # The first occurrence of what is replaced is this one: `replace` copies the text
+        # once, where slicing and joining copy it twice (a megabyte, at each of its masks).
+        if replaced and text.find(replaced, 0, end) == start:
+            return text.replace(replaced, replacement, 1)
+    pieces: list[str] = []
+    kept_from = 0
+    for start, end, replacement in edits:
+        pieces += (text[kept_from:start], replacement)
+        kept_from = end
+    pieces.append(text[kept_from:])
+    return "".join(pieces)
 
 
 _VOWELS = frozenset("aeiouy")

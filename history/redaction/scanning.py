@@ -75,12 +75,6 @@ class Scans:
         """Whether a text holding `held` (and nothing else of `literals`) has a pattern to try."""
         return not held.isdisjoint(self._by_literal)
 
-    def apply_all(self, text: str) -> str:
-        """`text` after every pattern: for long texts, which almost always hold every literal."""
-        for _, _, scan, pattern in self.scans:
-            text = scan(pattern, text)
-        return text
-
     def _due(self, held: set[str], after: int) -> list[int]:
         found: set[int] = set()
         for literal in held:

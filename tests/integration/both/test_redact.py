@@ -190,17 +190,19 @@ def test_hostile_megabyte_is_redacted_quickly(text: str) -> None:
     gc.collect()
     gc.freeze()  # the suite's own objects: a collection would walk them, not redaction's
     try:
-        # Another try only where the last was slow: a single try on this 2-core VM moves by
-        # +-8% (every-rule: 0.229-0.266 s quiet), so the least of five is the scan's cost.
+        # Another try only where the last was slow: a single try on this 2-core VM moves with
+        # the load, so the least of five is the scan's cost. The slowest (dense-account-keys,
+        # spoken-cjk, every-rule) took 0.05-0.10 s at best and up to 0.13 s a try on this host
+        # shared with other work (bench/RESULTS.md, redaction of long texts).
         for _ in range(5):
             started = time.thread_time()
             assert redact(text) == once
             fastest = min(fastest, time.thread_time() - started)
-            if fastest <= 0.25:
+            if fastest <= 0.2:
                 break
     finally:
         gc.unfreeze()
-    assert fastest <= 0.25
+    assert fastest <= 0.2
 
 
 # Forms found reaching the index, each masked now with the words around it kept.
