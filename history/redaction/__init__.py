@@ -94,8 +94,16 @@ def _redact_short(text: str) -> str:
     return _WORD_SCANS.apply(text, held)
 
 
+# A code point of a surrogate pair on its own (JSON may hold one: an emoji cut in half). Neither
+# UTF-8 nor a database can hold it, so it becomes U+FFFD, the character that says one was lost.
+_LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
 def redact(text: str) -> str:
-    """Return `text` with every secret replaced by ``[redacted:KIND]``, KIND one of `KINDS`."""
+    """Return `text` with every secret replaced by ``[redacted:KIND]``, KIND one of `KINDS`, and
+    any lone surrogate by U+FFFD."""
+    if not text.isascii() and _LONE_SURROGATE.search(text):
+        text = _LONE_SURROGATE.sub("\ufffd", text)
     if len(text) <= _NAME:
         return _redact_name(text)
     if len(text) <= _SHORT:

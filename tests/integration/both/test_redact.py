@@ -161,6 +161,21 @@ def test_redact_never_raises_and_is_idempotent(text: str) -> None:
     assert redact(once) == once
 
 
+lone_surrogates = st.integers(0xD800, 0xDFFF).map(chr)
+
+
+@given(
+    st.lists(st.one_of(st.sampled_from(FRAGMENTS), lone_surrogates), min_size=1, max_size=20),
+    st.sampled_from([0, 5_000]),
+)
+def test_a_lone_surrogate_becomes_a_replacement_character(parts: list[str], padding: int) -> None:
+    # Short and long texts alike: neither UTF-8 nor a database can hold a lone surrogate.
+    text = "".join(parts) + " " * padding
+    out = redact(text)
+    out.encode("utf-8")
+    assert redact(out) == out
+
+
 @given(st.text())
 def test_redact_changes_text_only_by_masking(text: str) -> None:
     out = redact(text)

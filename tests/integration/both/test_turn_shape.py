@@ -183,3 +183,25 @@ def test_the_http_models_keep_the_schema_they_had_before_they_were_built_from_th
         "type": "array",
     }
     assert turn_out["properties"]["asked_at"]["format"] == "date-time"
+
+
+def test_a_turn_holding_a_lone_surrogate_is_recorded_with_a_replacement_character(
+    index: HistoryIndex,
+) -> None:
+    # Regression: redaction raised on such a text (an emoji cut in half in a transcript's JSON),
+    # and the whole turn was not recorded.
+    cut = chr(0xD83D)
+    long_answer = f"cut {cut} here " + "zanzibar " * 600  # the long texts' redaction too
+    assert index.record(
+        turn_id="cut-1",
+        session_id="cut",
+        project="/w/cut",
+        asked=f"why {cut} zanzibar",
+        answered=long_answer,
+        work=f"ran {cut}",
+    )
+    turn = index.turn("cut-1")
+    assert turn is not None
+    assert (turn.asked, turn.work) == ("why \ufffd zanzibar", "ran \ufffd")
+    assert turn.answered == long_answer.replace(cut, "\ufffd")
+    assert [hit.turn_id for hit in index.search("zanzibar")] == ["cut-1"]
