@@ -202,6 +202,8 @@ def test_a_turn_holding_a_lone_surrogate_is_recorded_with_a_replacement_characte
     )
     turn = index.turn("cut-1")
     assert turn is not None
-    assert (turn.asked, turn.work) == ("why \ufffd zanzibar", "ran \ufffd")
-    assert turn.answered == long_answer.replace(cut, "\ufffd")
+    # Compared as ascii(): a failure's message holding a lone surrogate would stop the xdist
+    # worker that sends it.
+    assert ascii((turn.asked, turn.work)) == ascii(("why \ufffd zanzibar", "ran \ufffd"))
+    assert ascii(turn.answered) == ascii(long_answer.replace(cut, "\ufffd"))
     assert [hit.turn_id for hit in index.search("zanzibar")] == ["cut-1"]
