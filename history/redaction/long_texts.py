@@ -10,9 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ahocorasick_rs import AhoCorasick, Implementation
-
-from history.redaction.hits import LiteralHits
+from history.redaction.hits import LiteralHits, automaton
 from history.redaction.rule import Rule, applied
 
 
@@ -38,7 +36,7 @@ class LongScans:
             None if pattern.literal is None else index[pattern.literal]
             for _, pattern in self._scans
         )
-        self.finder = AhoCorasick(self.literals, implementation=Implementation.ContiguousNFA)
+        self.finder = automaton(self.literals)
         # For each pattern, its literal where no pattern after it has that literal: from there on
         # its places need not be followed.
         last = {literal: i for i, literal in enumerate(self._literal_of) if literal is not None}
