@@ -29,13 +29,10 @@ _BUDGET: Final = 60_000
 _MANY_EDITS: Final = 1_000
 
 
-def _hits(finder: AhoCorasick, text: str) -> list[tuple[int, int, int]] | None:
-    """Where `finder`'s literals occur in `text`; None for a text it cannot read (a lone
-    surrogate, which UTF-8 cannot encode: the regular-expression engine reads it)."""
-    try:
-        return finder.find_matches_as_indexes(text, overlapping=True)
-    except UnicodeEncodeError:
-        return None
+def _hits(finder: AhoCorasick, text: str) -> list[tuple[int, int, int]]:
+    """Where `finder`'s literals occur in `text` (which holds no lone surrogate: `redact`
+    replaced each, as the automaton reads UTF-8)."""
+    return finder.find_matches_as_indexes(text, overlapping=True)
 
 
 def automaton(literals: Sequence[str]) -> AhoCorasick:
@@ -68,7 +65,7 @@ class LiteralHits:
         finder, spent, places = self._finder, 0, self._places
         for chunk in range(0, len(text), _CHUNK):
             hits = _hits(finder, text[chunk : chunk + _CHUNK + self._longest - 1])
-            if hits is None or spent + len(hits) > _BUDGET:
+            if spent + len(hits) > _BUDGET:
                 self._places = [DENSE] * len(self.literals)
                 return
             spent += len(hits)
@@ -133,9 +130,6 @@ class LiteralHits:
             shift += len(replacement) - (end - start)
             window = max(0, new_start - self._longest + 1)
             hits = _hits(self._finder, text[window : new_end + self._longest - 1])
-            if hits is None:
-                self._places = [DENSE] * len(self.literals)
-                return
             for literal, hit_start, hit_end in hits:
                 if window + hit_start < new_end and window + hit_end > new_start:
                     added.setdefault(literal, set()).add(window + hit_start)
