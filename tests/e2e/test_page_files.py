@@ -149,3 +149,31 @@ def test_a_file_and_its_lines_fit_a_360_pixel_screen(
         assert phone.evaluate(sideways), phone.evaluate("document.scrollingElement.scrollWidth")
     phone.screenshot(path=screenshot_path("page-files-360"))
     context.close()
+
+
+def test_a_late_project_list_for_an_older_view_keeps_the_project_chosen_since(
+    page: Page, server: Server, shop: Path
+) -> None:
+    """Regression: on a slow service, the project list that an earlier view had asked for came
+    back after a project was chosen, and that view set the choice back to every project; the
+    file search then asked without a project and failed."""
+    from playwright.sync_api import Route, expect
+
+    held: list[Route] = []
+
+    def hold(route: Route) -> None:
+        held.append(route)
+
+    page.route("**/api/code/projects", hold)
+    page.goto(server.base)
+    page.get_by_role("radio", name="Files").check()  # this view asks for the list too
+    while len(held) < 2:
+        page.wait_for_timeout(20)
+    held[0].continue_()
+    page.locator("#project").select_option(str(shop))
+    with page.expect_response("**/api/code/projects"):
+        held[1].continue_()
+    page.unroute("**/api/code/projects")
+    page.locator("#q").fill(LOGIN)
+    expect(page.locator("#results .file-card")).to_have_count(2)
+    expect(page.locator("#project")).to_have_value(str(shop))

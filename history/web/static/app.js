@@ -627,6 +627,7 @@ async function render() {
   try {
     if (!projects.length || ![...$("project").options].some((option) => option.value === state.project)) {
       await loadProjects();
+      if (mine !== generation) return; // a newer view (a project chosen since) owns the form
     }
     $("project").value = state.project;
     showRetention(state.project);
