@@ -43,13 +43,20 @@ _PROJECTS = text("SELECT project FROM projects ORDER BY project")
 _STORED = text("SELECT count(*) FROM turn_ids WHERE turn_id = ANY(CAST(:ids AS varchar[]))")
 
 
+def _going_on(stop: Event) -> bool:
+    """Until told to stop, or until the process that started this one is gone (a killed test
+    run would otherwise leave its workers recording and searching for good)."""
+    parent = multiprocessing.parent_process()
+    return not stop.is_set() and (parent is None or parent.is_alive())
+
+
 def _record(url: str, n: int, projects: Sequence[str], every: float, stop: Event, out: Any) -> None:
     index = HistoryIndex.open(url)
     stored: list[str] = []
     failed, spooled, times = 0, 0, []
     i = 0
     next_at = time.monotonic()
-    while not stop.is_set():
+    while _going_on(stop):
         turn_id = f"live-{n}-{i}"
         project = projects[(n + i) % len(projects)]
         started = time.perf_counter()
@@ -70,6 +77,8 @@ def _record(url: str, n: int, projects: Sequence[str], every: float, stop: Event
         next_at += every
         time.sleep(max(0.0, next_at - time.monotonic()))
     index.close()
+    if not stop.is_set():
+        return  # the parent is gone: no one is left to read it
     out.put(
         {"kind": "record", "stored": stored, "failed": failed, "spooled": spooled, "times": times}
     )
@@ -83,7 +92,7 @@ def _search(url: str, n: int, stop: Event, out: Any) -> None:
     times: dict[str, list[float]] = {"every": [], "project": []}
     at: dict[str, list[float]] = {"every": [], "project": []}
     i, failed = 0, 0
-    while not stop.is_set():
+    while _going_on(stop):
         query = sample[i % len(sample)]
         scope = "every" if i % 2 == 0 else "project"
         at[scope].append(time.time())
@@ -95,6 +104,8 @@ def _search(url: str, n: int, stop: Event, out: Any) -> None:
         times[scope].append((time.perf_counter() - started) * 1000)
         i += 1
     index.close()
+    if not stop.is_set():
+        return
     out.put({"kind": "search", "times": times, "at": at, "failed": failed})
 
 
