@@ -18,7 +18,7 @@ workers = Workers(sys.argv[1])
 workers.searchers(1)
 workers.recorders(1, ["/work/live"], 0.2)
 print(" ".join(str(process.pid) for process in workers.processes), flush=True)
-time.sleep(3)  # both searching and recording by now
+time.sleep(1)  # begun or not, each looks for its parent at every turn of its loop
 os.kill(os.getpid(), signal.SIGKILL)
 """
 
