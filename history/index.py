@@ -119,9 +119,9 @@ class HistoryIndex:
         self.members = Members(access or NoAccessRecords(), self._ids)
         # Search blends in meaning where the optional extra is installed, turns have vectors and
         # this is True: off unless RECALL_MEANING=1 (or `recall search --meaning`, the tool's
-        # and HTTP's words_only=false): no blend measured gains on every development set at
-        # both query lengths (urllib3+attrs loses hit@5; bench/RESULTS.md, "Search by meaning,
-        # second slice"), and it still adds more than 25 ms to a search of every project.
+        # and HTTP's words_only=false): no blend measured gains on all six development sets at
+        # both query lengths (bench/RESULTS.md, "Search by meaning, third slice"), and it still
+        # adds more than 25 ms to a search of every project.
         self.meaning_search = meaning_by_default()
         self._meaning: Any = None
 
