@@ -63,7 +63,7 @@ test-unit: $(VENV)/.installed-dev
 TEST_WORKERS ?= 3
 pytest: pytest-parallel pytest-timing
 
-# --dist loadgroup: every PostgreSQL test on one worker (tests/conftest.py says why). Their
+# --dist loadgroup: every PostgreSQL test on one worker (tests/conftest.py says why). The tests'
 # temporary files go to memory where /dev/shm has 4 GB free: on this 2-core host a busy CPU makes
 # each fsync to the disk ~5x slower (0.7 -> 3.7 ms), and the suite's SQLite files fsync (368 s
 # instead of 387-412). The timing layer keeps the disk: its bounds are a real file's.
