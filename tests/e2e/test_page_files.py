@@ -167,8 +167,11 @@ def test_a_late_project_list_for_an_older_view_keeps_the_project_chosen_since(
     page.route("**/api/code/projects", hold)
     page.goto(server.base)
     page.get_by_role("radio", name="Files").check()  # this view asks for the list too
-    while len(held) < 2:
+    for _ in range(500):  # 10 s at most
+        if len(held) == 2:
+            break
         page.wait_for_timeout(20)
+    assert len(held) == 2, "the first view and the Files view each ask for the project list"
     held[0].continue_()
     page.locator("#project").select_option(str(shop))
     with page.expect_response("**/api/code/projects"):
