@@ -63,13 +63,9 @@ test-unit: $(VENV)/.installed-dev
 TEST_WORKERS ?= 3
 pytest: pytest-parallel pytest-timing
 
-# --dist loadgroup: every PostgreSQL test on one worker (tests/conftest.py says why). The tests'
-# temporary files go to memory where /dev/shm has 4 GB free: on this 2-core host a busy CPU makes
-# each fsync to the disk ~5x slower (0.7 -> 3.7 ms), and the suite's SQLite files fsync (368 s
-# instead of 387-412). The timing layer keeps the disk: its bounds are a real file's.
-IN_MEMORY := $(shell df -Pk /dev/shm 2>/dev/null | awk 'NR == 2 && $$4 > 4194304 {print "/dev/shm"}')
+# --dist loadgroup: every PostgreSQL test on one worker (tests/conftest.py says why).
 pytest-parallel: $(VENV)/.installed-dev
-	$(if $(IN_MEMORY),TMPDIR=$(IN_MEMORY) )$(BIN)/python -m pytest -q -p xdist -n $(TEST_WORKERS) --dist loadgroup -m "not timing_sensitive"
+	$(BIN)/python -m pytest -q -p xdist -n $(TEST_WORKERS) --dist loadgroup -m "not timing_sensitive"
 
 # Only the modules that hold such tests are collected (the whole suite takes seconds to collect).
 TIMING_MODULES = $(shell grep -rl --include='test_*.py' timing_sensitive tests)

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import atexit
 import shutil
 import sqlite3
 import tempfile
@@ -19,9 +20,17 @@ from history.store.sqlite import fts
 _templates: dict[bool, Path] = {}
 
 
+def _folder(prefix: str) -> Path:
+    """A new temporary folder, removed when this test process ends (each process of a run makes
+    its own: they were left behind, a few a run)."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
+
+
 def _template(full_text: bool) -> Path:
     if full_text not in _templates:
-        folder = Path(tempfile.mkdtemp(prefix="recall-template-"))
+        folder = _folder("recall-template-")
         path = folder / "history.db"
         with pytest.MonkeyPatch.context() as patch:
             if not full_text:
@@ -45,7 +54,7 @@ def built_copy(path: Path, key: str, build: Callable[[HistoryIndex], None]) -> H
     `key`): a module's tests share their corpus without recording it again for each test. The
     copy is the file as `build` left it, taken before closing (closing runs the upkeep due)."""
     if key not in _built:
-        folder = Path(tempfile.mkdtemp(prefix="recall-built-"))
+        folder = _folder("recall-built-")
         filling = HistoryIndex.open(migrated_copy(folder / "filling.db"))
         build(filling)
         assert not (folder / "filling.id-key").exists()  # no id is masked: the copy needs no key
@@ -67,7 +76,7 @@ def filled_copy(path: Path, key: str, fill: Callable[[Path], None]) -> Path:
     """`path` becomes a copy of the file `fill` wrote and closed, once per test process (under
     `key`)."""
     if key not in _filled:
-        source = Path(tempfile.mkdtemp(prefix="recall-filled-")) / path.name
+        source = _folder("recall-filled-") / path.name
         fill(source)
         assert not Path(f"{source}-wal").exists() or not Path(f"{source}-wal").stat().st_size
         _filled[key] = source
