@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import atexit
+import gc
 import os
 import time
 from collections.abc import Iterator
@@ -12,6 +14,7 @@ from hypothesis import HealthCheck, settings
 from history import HistoryIndex
 from history.store.sqlite import fts
 from tests.helpers import postgres
+from tests.helpers.app_caches import forget_classified_endpoints
 from tests.helpers.browser import chromium
 from tests.helpers.templates import migrated_copy
 
@@ -65,6 +68,20 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
             return "postgresql" if "postgres" in nodeid else nodeid
 
     return PostgresTogether(config, log)
+
+
+# The garbage collector of a test process: what the imports and the collection made lives as
+# long as the run, so it is frozen out of the collector's way, and young objects are collected
+# 20,000 at a time rather than 700 (on tests/integration/sqlite, one process: the collector's
+# time went from ~13 s to ~5 s of a ~135 s run). At exit, everything is frozen: the interpreter
+# otherwise walks the whole heap again while it unloads the modules (seconds per worker).
+def pytest_collection_finish(session: pytest.Session) -> None:
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(20_000, 20, 20)
+
+
+atexit.register(gc.freeze)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -130,6 +147,12 @@ def any_index(
 def _private_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # No test may touch the user's real ~/.recall.
     monkeypatch.setenv("RECALL_HOME", str(tmp_path / "recall-home"))
+
+
+@pytest.fixture(autouse=True)
+def _apps_end_with_their_test() -> Iterator[None]:
+    yield
+    forget_classified_endpoints()
 
 
 @pytest.fixture
