@@ -22,8 +22,8 @@ def test_an_app_and_its_index_are_freed_once_the_endpoint_caches_are_emptied() -
     app = create_app(index)
     with TestClient(app, base_url=LOOPBACK) as client:
         assert client.get("/healthz").status_code == 200
-    made = weakref.ref(app)
-    del app, client
+    made, opened = weakref.ref(app), weakref.ref(index)
+    del app, client, index
     forget_classified_endpoints()
     gc.collect()
-    assert made() is None
+    assert made() is None and opened() is None
