@@ -714,7 +714,8 @@ class HistoryIndex:
         if not removed and not self._owes():
             return
         try:
-            done = self._maintenance.scrub(None, short_steps) == "done"
+            with self._upkeep.exclusive():
+                done = self._maintenance.scrub(None, short_steps) == "done"
         except Exception as exc:
             log.warning("scrubbing forgotten turns failed: %s", type(exc).__name__)
             done = False

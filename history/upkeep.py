@@ -49,6 +49,13 @@ class Upkeep:
         self._closing = threading.Event()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
+        # One step at a time in a process: the thread's step and a caller's own owed work (a
+        # forget's scrub) would otherwise hold each other's final checkpoint back.
+        self._stepping = threading.RLock()
+
+    def exclusive(self) -> threading.RLock:
+        """Held, no step of this upkeep runs (the one under way finishes first)."""
+        return self._stepping
 
     @property
     def due(self) -> bool:
@@ -87,7 +94,7 @@ class Upkeep:
                 return False
             if not more:
                 self._due.clear()
-                return True
+                return not self._owed()  # owed still: a reader holds the scrub back
         return False
 
     def close(self) -> None:
@@ -120,7 +127,8 @@ class Upkeep:
     def _safe_step(self, pages: int) -> bool | None:
         """The step's answer, or None when it failed (logged: upkeep never raises)."""
         try:
-            return self._step(pages)
+            with self._stepping:
+                return self._step(pages)
         except Exception as exc:
             log.warning("index upkeep failed: %s", type(exc).__name__)
             return None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -72,6 +73,58 @@ def test_a_reader_holding_a_snapshot_delays_the_scrub_and_it_is_finished_later(
         reader.close()
     index.record(turn_id="next", session_id="next", project="/work/keep", asked="x", answered="")
     assert scrubbed_soon(index)
+    assert_gone(tmp_path)
+    index.close()
+
+
+def test_tidy_is_not_done_while_a_reader_holds_the_scrub_back(tmp_path: Path) -> None:
+    """Regression: tidy() answered True (nothing left) when the scrub's final checkpoint was
+    blocked by a reader, so a caller closed the index believing the file scrubbed."""
+    index = HistoryIndex.open(tmp_path / "history.db", busy_timeout_ms=200)
+    fill(index)
+    reader = sqlite_db.sqlite_driver().connect(str(tmp_path / "history.db"), isolation_level=None)
+    reader.execute("BEGIN")
+    reader.execute("SELECT count(*) FROM turns").fetchone()
+    try:
+        index.forget_session("doomed")
+        assert index.purge_pending
+        assert index.tidy() is False
+    finally:
+        reader.execute("COMMIT")
+        reader.close()
+    assert index.tidy() is True
+    assert not index.purge_pending
+    assert_gone(tmp_path)
+    index.close()
+
+
+def test_the_index_s_own_upkeep_never_blocks_its_scrub(tmp_path: Path) -> None:
+    """Regression: a forget's scrub ran while this process's upkeep thread was in a step (a
+    merge, a checkpoint), and on a loaded machine every try of the final checkpoint met it: the
+    scrub was left owed though no other process read the file. Here the thread's step holds a
+    snapshot far longer than the scrub's tries last."""
+    index = HistoryIndex.open(tmp_path / "history.db")
+    fill(index)
+    in_step = threading.Event()
+    real_step = index._upkeep._step
+
+    def slow_step(pages: int) -> bool:
+        reader = sqlite_db.sqlite_driver().connect(str(tmp_path / "history.db"))
+        try:
+            reader.execute("BEGIN")
+            reader.execute("SELECT count(*) FROM turns").fetchone()
+            in_step.set()
+            time.sleep(1.0)
+        finally:
+            reader.close()
+        return real_step(pages)
+
+    index._upkeep._step = slow_step
+    index._upkeep._quiet_seconds = 0.0
+    index._upkeep.wrote()  # the thread starts a step at once
+    assert in_step.wait(10)
+    assert index.forget_session("doomed") == 3
+    assert not index.purge_pending, "the scrub was left owed"
     assert_gone(tmp_path)
     index.close()
 
