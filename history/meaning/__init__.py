@@ -8,8 +8,10 @@ is recorded. A search blends the lexical ranking's best 50 with the nearest 50 v
 (blend.py). Without the extra nothing here is imported and search stays lexical.
 
 The modules: embedder.py (the model behind a small interface, and a fake for tests),
-vectors.py (the stored vectors: the step that embeds, the in-memory matrix searched exactly),
-blend.py (the fusion). Nothing heavy is imported here: `installed()` only looks.
+vectors.py (the stored vectors and the step that embeds), matrix.py (the vectors in memory,
+searched exactly, sorted by project), approximate.py (the index a search of every project reads
+past 200,000 vectors), blend.py (the fusion). Nothing heavy is imported here: `installed()` only
+looks.
 """
 
 from __future__ import annotations

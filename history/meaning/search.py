@@ -11,7 +11,8 @@ from sqlalchemy import Engine, text
 from history.domain import TURN_FIELDS, Hit, Turn
 from history.meaning import blend
 from history.meaning.embedder import Embedder, default_embedder, default_model_id
-from history.meaning.vectors import VectorMatrix, embed_all, waiting
+from history.meaning.matrix import VectorMatrix
+from history.meaning.vectors import embed_all, waiting
 
 
 class MeaningSearch:

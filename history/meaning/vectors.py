@@ -1,4 +1,4 @@
-"""The stored vectors: the background step that embeds, and the matrix a search goes through.
+"""The stored vectors and the background step that embeds them (matrix.py: what a search reads).
 
 `turn_vectors` (revision 0021) holds one row per embedded turn, keyed by the turn's rowid: the
 model that made it and its unit vector quantized to int8 (x 127, one byte a dimension). A turn's
@@ -21,8 +21,6 @@ query mean nothing); `waiting` counts the old ones too.
 from __future__ import annotations
 
 import json
-import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -33,15 +31,10 @@ from sqlalchemy import Connection, Engine, text
 from history.meaning.embedder import Embedder, turn_text
 
 SCALE = 127.0
-# Vectors read from the table this many rows at a time.
-SLICE_ROWS = 32768
-
 # Two index seeks: SQLite reads the whole table for min() and max() in one SELECT.
-_ENDS = text(
+ENDS = text(
     "SELECT (SELECT min(turn_id) FROM turn_vectors), (SELECT max(turn_id) FROM turn_vectors)"
 )
-# A search's matrix is read again whole at least this often (see VectorMatrix).
-RELOAD_SECONDS = 300.0
 _NEWER = text(
     "SELECT id, asked, answered, files FROM turns WHERE id > :hi ORDER BY id DESC LIMIT :n"
 )
@@ -52,14 +45,6 @@ _ALL = text("SELECT id, asked, answered, files FROM turns ORDER BY id DESC LIMIT
 _WAITING_NEWER = text("SELECT count(*) FROM turns WHERE id > :hi")
 _WAITING_OLDER = text("SELECT count(*) FROM turns WHERE id < :lo")
 _TURNS = text("SELECT count(*) FROM turns")
-# Every vector with its turn's project; those above the rowid :hi.
-_VECTORS = (
-    "SELECT v.turn_id, t.project, v.vector FROM turn_vectors v JOIN turns t ON t.id = v.turn_id"
-)
-_VECTORS_OF = " AND v.model = :model"
-_ALL_VECTORS = text(_VECTORS + " WHERE v.model = :model")
-_VECTORS_ABOVE = text(_VECTORS + " WHERE v.turn_id > :hi" + _VECTORS_OF)
-_VECTORS_BETWEEN = text(_VECTORS + " WHERE v.turn_id >= :low AND v.turn_id < :high" + _VECTORS_OF)
 # A turn embedded again (another model, or two processes at once) has its row replaced.
 _INSERT = text(
     "INSERT INTO turn_vectors (turn_id, model, vector) VALUES (:turn_id, :model, :v) "
@@ -133,7 +118,7 @@ def stale_below(conn: Connection, model: str) -> int | None:
 
 def waiting(conn: Connection, model: str) -> int:
     """How many turns wait to be embedded (by `model`: those of another model's vector too)."""
-    lo, hi = conn.execute(_ENDS).one()
+    lo, hi = conn.execute(ENDS).one()
     if hi is None:
         return int(conn.execute(_TURNS).scalar_one())
     newer = conn.execute(_WAITING_NEWER, {"hi": hi}).scalar_one()
@@ -146,7 +131,7 @@ def waiting(conn: Connection, model: str) -> int:
 def next_turns(conn: Connection, n: int, model: str) -> list[_Row]:
     """The next `n` turns to embed: those recorded since the newest embedded, then those whose
     vector another model made (newest first), then older ones never embedded."""
-    lo, hi = conn.execute(_ENDS).one()
+    lo, hi = conn.execute(ENDS).one()
     if hi is None:
         return _rows(conn.execute(_ALL, {"n": n}))
     found = _rows(conn.execute(_NEWER, {"hi": hi, "n": n}))
@@ -209,113 +194,3 @@ def embed_all(
             with engine.connect() as conn:
                 progress(done, waiting(conn, embedder.model_id))
     return done
-
-
-class VectorMatrix:
-    """Every stored vector in memory, as float32 (the int8 values as they are, so a score is
-    exactly the stored vector's dot product with the query, / 127), rows contiguous in buffers
-    that grow by doubling; beside each row its rowid and its project's code, so a search in one
-    project multiplies only that project's rows. 1,548 bytes a turn (384 x 4, the rowid, the
-    code): 1.55 GB for 1M turns, up to twice that just after the buffers grew.
-
-    A search looks only at the lowest and highest rowids (two index seeks: counting the rows
-    would read the whole table): rows added above are read and appended alone; a change below,
-    `stale()` (a search met a vector whose turn is gone) or RELOAD_SECONDS reload it all, so a
-    forgotten turn's vector leaves memory too."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._ids: Any = np.zeros(0, np.int64)
-        self._rows: Any = np.zeros((0, 0), np.float32)
-        self._projects: Any = np.zeros(0, np.int32)
-        self._codes: dict[str, int] = {}
-        self._n = 0
-        self._bounds: tuple[Any, Any, Any, Any] = (None, None, None, None)
-        self._loaded_at = 0.0
-
-    @property
-    def ids(self) -> Any:
-        return self._ids[: self._n]
-
-    @property
-    def rows(self) -> Any:
-        return self._rows[: self._n]
-
-    def stale(self) -> None:
-        with self._lock:
-            self._bounds = (None, None, None, None)
-
-    def refresh(self, conn: Connection, model: str) -> None:
-        """Bring the matrix up to the table: `model`'s vectors only."""
-        lo, hi = conn.execute(_ENDS).one()
-        # Where a re-embedding has got to: the rows at or above it are `model`'s.
-        frontier = stale_below(conn, model) if lo is not None else None
-        bounds = (lo, hi, lo if frontier is None else frontier, model)
-        with self._lock:
-            old_lo, old_hi, old_frontier, old_model = self._bounds
-            fresh = time.monotonic() - self._loaded_at < RELOAD_SECONDS
-            if fresh and bounds == self._bounds:
-                return
-            appended = (
-                fresh
-                and old_hi is not None
-                and (lo, model) == (old_lo, old_model)
-                and hi is not None
-                and bounds[2] <= old_frontier
-            )
-            if not appended:
-                self._ids = np.zeros(0, np.int64)
-                self._rows = np.zeros((0, 0), np.float32)
-                self._projects = np.zeros(0, np.int32)
-                self._codes, self._n = {}, 0
-                self._loaded_at = time.monotonic()
-            streamed = conn.execution_options(stream_results=True)
-            if appended:
-                parts = [streamed.execute(_VECTORS_ABOVE, {"hi": old_hi, "model": model})]
-                if bounds[2] < old_frontier:  # re-embedded since: between the two frontiers
-                    between = {"low": bounds[2], "high": old_frontier, "model": model}
-                    parts.append(streamed.execute(_VECTORS_BETWEEN, between))
-            else:
-                parts = [streamed.execute(_ALL_VECTORS, {"model": model})]
-            for found in parts:
-                for part in found.partitions(SLICE_ROWS):
-                    self._append(part)
-            self._bounds = bounds
-
-    def _append(self, part: Any) -> None:
-        m, dims = len(part), len(part[0][2])
-        ids = np.fromiter((row[0] for row in part), np.int64, m)
-        codes = self._codes
-        projects = np.fromiter((codes.setdefault(row[1], len(codes)) for row in part), np.int32, m)
-        rows = np.frombuffer(b"".join(bytes(row[2]) for row in part), np.int8).reshape(m, dims)
-        n = self._n
-        if n + m > len(self._ids) or not n:
-            size = max(n + m, 2 * len(self._ids), 1024)
-            grown_ids, grown_projects = np.empty(size, np.int64), np.empty(size, np.int32)
-            grown_rows = np.empty((size, dims), np.float32)
-            if n:
-                grown_ids[:n], grown_projects[:n] = self._ids[:n], self._projects[:n]
-                grown_rows[:n] = self._rows[:n]
-            self._ids, self._projects, self._rows = grown_ids, grown_projects, grown_rows
-        # Written past the rows a search holds: a search running meanwhile sees none of them.
-        self._ids[n : n + m], self._projects[n : n + m] = ids, projects
-        self._rows[n : n + m] = rows
-        self._n = n + m
-
-    def nearest(self, query: Any, k: int, project: str | None = None) -> list[tuple[int, float]]:
-        """The `k` rowids nearest `query` (a unit vector), with their cosine, best first; only
-        `project`'s turns when it is given."""
-        with self._lock:
-            n = self._n
-            ids, rows = self._ids[:n], self._rows[:n]
-            code = None if project is None else self._codes.get(project, -1)
-            if code is not None:
-                at = np.flatnonzero(self._projects[:n] == code)
-                ids, rows = ids[at], rows[at]
-        if not len(ids) or k < 1:
-            return []
-        scores = rows @ np.asarray(query, np.float32).reshape(-1)
-        k = min(k, len(ids))
-        best = np.argpartition(-scores, k - 1)[:k]
-        best = best[np.argsort(-scores[best])]
-        return [(int(ids[i]), float(scores[i]) / SCALE) for i in best]

@@ -4,6 +4,7 @@ and after a forget."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ np = pytest.importorskip("numpy", reason="history/meaning needs numpy (the dev o
 
 from history import HistoryIndex  # noqa: E402
 from history.meaning.embedder import DIMENSIONS, Embedder  # noqa: E402
+from history.meaning.matrix import VectorMatrix  # noqa: E402
 
 PROJECTS = ("/work/app", "/work/site", "/work/tools")
 
@@ -108,3 +110,81 @@ def test_a_project_without_vectors_finds_nothing_by_meaning(tmp_path: Path) -> N
     query = RandomVectors(seed=8).embed(["q"])[0]
     assert nearest(index, query, 50, "/nowhere") == []
     assert len(nearest(index, query, 50, None)) == 12
+
+
+class ClusteredVectors(Embedder):
+    """Vectors around a few centres, as sentence embeddings cluster by topic."""
+
+    model_id = "clustered"
+
+    def __init__(self, seed: int = 5, spread: float = 0.35) -> None:
+        self.rng = np.random.default_rng(seed)
+        self.centres = np.random.default_rng(1).standard_normal((6, DIMENSIONS))
+        self.spread = spread
+
+    def embed(self, texts: Any) -> Any:
+        centre = self.centres[self.rng.integers(0, len(self.centres), len(texts))]
+        rows = centre + self.spread * self.rng.standard_normal((len(texts), DIMENSIONS))
+        rows = rows.astype(np.float32)
+        return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def approximate_built(index: HistoryIndex, seconds: float = 30) -> bool:
+    matrix = index.meaning().matrix
+    with index.meaning().engine.connect() as conn:
+        matrix.refresh(conn, index.meaning().model_id)
+    deadline = time.monotonic() + seconds
+    while not matrix.approximate and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return bool(matrix.approximate)
+
+
+def test_past_its_threshold_every_project_is_searched_through_the_approximate_index(
+    tmp_path: Path,
+) -> None:
+    """Its candidates are scored exactly: on clustered vectors it finds the exact nearest ten,
+    scores included; turns embedded after it was built are found too, and a forgotten turn
+    leaves it with the matrix."""
+    index = HistoryIndex.open(tmp_path / "history.db")
+    record(index, 0, 600)
+    meaning = index.meaning(ClusteredVectors())
+    meaning.matrix = VectorMatrix(approximate_from=300)
+    meaning.embed(batch=200)
+    assert approximate_built(index)
+    queries = ClusteredVectors(seed=9, spread=0.2).embed(["q"] * 6)
+    for query in queries:
+        assert nearest(index, query, 10, None) == exact(index, query, 10, None)
+    found = meaning.matrix.nearest(queries[0], 3)
+    assert [round(cosine, 5) for _row, cosine in found] == [
+        round(float(np.frombuffer(vector, np.int8) @ queries[0]) / 127, 5)
+        for vector in stored_vectors(index, [row for row, _cosine in found])
+    ]
+
+    record(index, 600, 5)  # after the build: appended, searched exactly beside the index
+    index.meaning().embed()
+    assert meaning.matrix.approximate
+    with meaning.engine.connect() as conn:
+        newest = conn.exec_driver_sql("SELECT max(id) FROM turns").scalar_one()
+    newest_vector = np.frombuffer(stored_vectors(index, [newest])[0], np.int8) / 127
+    assert nearest(index, newest_vector, 1, None) == [newest]
+
+    doomed = nearest(index, queries[1], 1, None)[0]
+    with meaning.engine.connect() as conn:
+        session = conn.exec_driver_sql("SELECT session_id FROM turns WHERE id = ?", (doomed,))
+        assert index.forget_session(str(session.scalar_one())) == 1
+    assert approximate_built(index)
+    assert doomed not in nearest(index, queries[1], 10, None)
+    assert nearest(index, queries[1], 10, None) == exact(index, queries[1], 10, None)
+    index.close()
+
+
+def stored_vectors(index: HistoryIndex, rows: list[int]) -> list[bytes]:
+    with index.meaning().engine.connect() as conn:
+        return [
+            bytes(
+                conn.exec_driver_sql(
+                    "SELECT vector FROM turn_vectors WHERE turn_id = ?", (row,)
+                ).scalar_one()
+            )
+            for row in rows
+        ]

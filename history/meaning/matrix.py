@@ -1,0 +1,197 @@
+"""The vectors a search by meaning goes through, in memory: read from `turn_vectors` (vectors.py)
+and searched exactly, or, for every project past APPROXIMATE_FROM_ROWS, through an approximate
+index whose candidates are scored exactly (approximate.py)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import numpy as np
+from sqlalchemy import Connection, text
+
+from history.meaning.approximate import Approximate
+from history.meaning.vectors import ENDS, SCALE, stale_below
+
+# A search's matrix is read again whole at least this often (see VectorMatrix).
+RELOAD_SECONDS = 300.0
+# Vectors read from the table this many rows at a time.
+SLICE_ROWS = 32768
+# From this many vectors, a search of every project reads an approximate index (built in the
+# background after each full load; exact until it is ready): exact search reads every vector,
+# ~15 ms at 100k and ~115 ms at 1M (bench/RESULTS.md).
+APPROXIMATE_FROM_ROWS = 200_000
+# The approximate index brings this many candidates per turn asked for, scored exactly.
+CANDIDATES_PER_HIT = 4
+
+# Every vector with its turn's project; those above the rowid :hi.
+_VECTORS = (
+    "SELECT v.turn_id, t.project, v.vector FROM turn_vectors v JOIN turns t ON t.id = v.turn_id"
+)
+_VECTORS_OF = " AND v.model = :model"
+_ALL_VECTORS = text(_VECTORS + " WHERE v.model = :model")
+_VECTORS_ABOVE = text(_VECTORS + " WHERE v.turn_id > :hi" + _VECTORS_OF)
+_VECTORS_BETWEEN = text(_VECTORS + " WHERE v.turn_id >= :low AND v.turn_id < :high" + _VECTORS_OF)
+
+
+class VectorMatrix:
+    """Every stored vector in memory, as float32 (the int8 values as they are, so a score is
+    exactly the stored vector's dot product with the query, / 127), beside each its rowid and
+    its project's code. 1,548 bytes a turn (384 x 4, the rowid, the code): 1.55 GB for 1M
+    turns, up to twice that just after the buffers grew; the approximate index adds 392 bytes
+    a turn past APPROXIMATE_FROM_ROWS.
+
+    After a full load the rows are sorted by project, so a search in one project multiplies
+    one contiguous slice (and the few rows appended since, which follow in rowid order).
+
+    A search looks only at the lowest and highest rowids (two index seeks: counting the rows
+    would read the whole table): rows added above are read and appended alone; a change below,
+    `stale()` (a search met a vector whose turn is gone) or RELOAD_SECONDS reload it all, so a
+    forgotten turn's vector leaves memory too, the approximate index's copy with it."""
+
+    def __init__(self, approximate_from: int | None = None) -> None:
+        self._lock = threading.Lock()
+        self._approximate_from = approximate_from or APPROXIMATE_FROM_ROWS
+        self._empty()
+        self._bounds: tuple[Any, Any, Any, Any] = (None, None, None, None)
+        self._loaded_at = 0.0
+        self._approximate: Approximate | None = None
+        self._loads = 0  # full loads so far: an index built for an older one is dropped
+
+    def _empty(self) -> None:
+        self._ids: Any = np.zeros(0, np.int64)
+        self._rows: Any = np.zeros((0, 0), np.float32)
+        self._projects: Any = np.zeros(0, np.int32)
+        self._codes: dict[str, int] = {}
+        self._n = 0
+        self._sorted = 0  # rows [0, _sorted) are sorted by project ...
+        self._slices: dict[int, tuple[int, int]] = {}  # ... each project's here
+
+    @property
+    def ids(self) -> Any:
+        return self._ids[: self._n]
+
+    @property
+    def rows(self) -> Any:
+        return self._rows[: self._n]
+
+    @property
+    def approximate(self) -> bool:
+        """A search of every project reads the approximate index (built and current)."""
+        return self._approximate is not None
+
+    def stale(self) -> None:
+        with self._lock:
+            self._bounds = (None, None, None, None)
+
+    def refresh(self, conn: Connection, model: str) -> None:
+        """Bring the matrix up to the table: `model`'s vectors only."""
+        lo, hi = conn.execute(ENDS).one()
+        # Where a re-embedding has got to: the rows at or above it are `model`'s.
+        frontier = stale_below(conn, model) if lo is not None else None
+        bounds = (lo, hi, lo if frontier is None else frontier, model)
+        with self._lock:
+            old_lo, old_hi, old_frontier, old_model = self._bounds
+            fresh = time.monotonic() - self._loaded_at < RELOAD_SECONDS
+            if fresh and bounds == self._bounds:
+                return
+            appended = (
+                fresh
+                and old_hi is not None
+                and (lo, model) == (old_lo, old_model)
+                and hi is not None
+                and bounds[2] <= old_frontier
+            )
+            if not appended:
+                self._empty()
+                self._approximate, self._loads = None, self._loads + 1
+                self._loaded_at = time.monotonic()
+            streamed = conn.execution_options(stream_results=True)
+            if appended:
+                parts = [streamed.execute(_VECTORS_ABOVE, {"hi": old_hi, "model": model})]
+                if bounds[2] < old_frontier:  # re-embedded since: between the two frontiers
+                    between = {"low": bounds[2], "high": old_frontier, "model": model}
+                    parts.append(streamed.execute(_VECTORS_BETWEEN, between))
+            else:
+                parts = [streamed.execute(_ALL_VECTORS, {"model": model})]
+            for found in parts:
+                for part in found.partitions(SLICE_ROWS):
+                    self._append(part)
+            self._bounds = bounds
+            if not appended:
+                self._sort_by_project()
+
+    def _sort_by_project(self) -> None:
+        n = self._n
+        order = np.argsort(self._projects[:n], kind="stable")
+        self._ids, self._projects = self._ids[:n][order], self._projects[:n][order]
+        self._rows = self._rows[:n][order]
+        codes = np.arange(len(self._codes), dtype=np.int32)
+        starts = np.searchsorted(self._projects, codes, "left")
+        ends = np.searchsorted(self._projects, codes, "right")
+        spans = zip(codes, starts, ends, strict=True)
+        self._slices = {int(code): (int(start), int(end)) for code, start, end in spans}
+        self._sorted = n
+        if n >= self._approximate_from:
+            threading.Thread(
+                target=self._build, args=(self._rows, self._loads), daemon=True
+            ).start()
+
+    def _build(self, rows: Any, load: int) -> None:
+        """The approximate index over `rows` (the sorted part of load `load`), in a thread."""
+        built = Approximate.build(rows)
+        with self._lock:
+            if load == self._loads:
+                self._approximate = built
+
+    def _append(self, part: Any) -> None:
+        m, dims = len(part), len(part[0][2])
+        ids = np.fromiter((row[0] for row in part), np.int64, m)
+        codes = self._codes
+        projects = np.fromiter((codes.setdefault(row[1], len(codes)) for row in part), np.int32, m)
+        rows = np.frombuffer(b"".join(bytes(row[2]) for row in part), np.int8).reshape(m, dims)
+        n = self._n
+        if n + m > len(self._ids) or not n:
+            size = max(n + m, 2 * len(self._ids), 1024)
+            grown_ids, grown_projects = np.empty(size, np.int64), np.empty(size, np.int32)
+            grown_rows = np.empty((size, dims), np.float32)
+            if n:
+                grown_ids[:n], grown_projects[:n] = self._ids[:n], self._projects[:n]
+                grown_rows[:n] = self._rows[:n]
+            self._ids, self._projects, self._rows = grown_ids, grown_projects, grown_rows
+        # Written past the rows a search holds: a search running meanwhile sees none of them.
+        self._ids[n : n + m], self._projects[n : n + m] = ids, projects
+        self._rows[n : n + m] = rows
+        self._n = n + m
+
+    def nearest(self, query: Any, k: int, project: str | None = None) -> list[tuple[int, float]]:
+        """The `k` rowids nearest `query` (a unit vector), with their cosine, best first; only
+        `project`'s turns when it is given."""
+        if k < 1:
+            return []
+        query = np.asarray(query, np.float32).reshape(-1)
+        with self._lock:
+            n, done = self._n, self._sorted
+            ids, rows, projects = self._ids[:n], self._rows[:n], self._projects[:n]
+            approximate = self._approximate
+            code = None if project is None else self._codes.get(project, -1)
+            start, end = self._slices.get(code, (0, 0)) if code is not None else (0, done)
+        if code is not None:  # the project's slice, and its rows appended since
+            later = done + np.flatnonzero(projects[done:] == code)
+            at = np.concatenate([np.arange(start, end), later])
+            scores = np.concatenate([rows[start:end] @ query, rows[later] @ query])
+        elif approximate is not None:  # the index's candidates, and every row appended since
+            found = approximate.candidates(query, CANDIDATES_PER_HIT * k)
+            at = np.concatenate([found, np.arange(approximate.rows, n)])
+            scores = rows[at] @ query
+        else:
+            at, scores = None, rows @ query
+        if not len(scores):
+            return []
+        k = min(k, len(scores))
+        best = np.argpartition(-scores, k - 1)[:k]
+        best = best[np.argsort(-scores[best])]
+        rowids = ids[best] if at is None else ids[at[best]]
+        pairs = zip(rowids, scores[best], strict=True)
+        return [(int(row), float(score) / SCALE) for row, score in pairs]
