@@ -1,6 +1,13 @@
 """The vectors a search by meaning goes through, in memory: read from `turn_vectors` (vectors.py)
 and searched exactly, or, for every project past APPROXIMATE_FROM_ROWS, through an approximate
-index whose candidates are scored exactly (approximate.py)."""
+index whose candidates are scored exactly (approximate.py).
+
+The approximate index is built in a thread, from the matrix of a full load, and kept across
+later loads: a candidate whose turn is no longer in the matrix (forgotten) is dropped, and the
+rows it does not hold (above its highest rowid, or appended since the load) are searched
+exactly beside it. It is built again, while the old one serves, once a full load finds a turn
+it holds forgotten, or rows it does not hold past TAIL_SHARE of those it does; the model
+changing drops it at once."""
 
 from __future__ import annotations
 
@@ -24,6 +31,8 @@ SLICE_ROWS = 32768
 APPROXIMATE_FROM_ROWS = 200_000
 # The approximate index brings this many candidates per turn asked for, scored exactly.
 CANDIDATES_PER_HIT = 4
+# Rows the approximate index does not hold, as a share of those it holds, before a rebuild.
+TAIL_SHARE = 0.1
 
 # Every vector with its turn's project; those above the rowid :hi.
 _VECTORS = (
@@ -57,7 +66,7 @@ class VectorMatrix:
         self._bounds: tuple[Any, Any, Any, Any] = (None, None, None, None)
         self._loaded_at = 0.0
         self._approximate: Approximate | None = None
-        self._loads = 0  # full loads so far: an index built for an older one is dropped
+        self._building = False
 
     def _empty(self) -> None:
         self._ids: Any = np.zeros(0, np.int64)
@@ -67,6 +76,8 @@ class VectorMatrix:
         self._n = 0
         self._sorted = 0  # rows [0, _sorted) are sorted by project ...
         self._slices: dict[int, tuple[int, int]] = {}  # ... each project's here
+        self._by_rowid: Any = np.zeros(0, np.int64)  # their positions in rowid order
+        self._rowids: Any = np.zeros(0, np.int64)  # their rowids in order
 
     @property
     def ids(self) -> Any:
@@ -78,7 +89,7 @@ class VectorMatrix:
 
     @property
     def approximate(self) -> bool:
-        """A search of every project reads the approximate index (built and current)."""
+        """A search of every project reads the approximate index (built, of this model)."""
         return self._approximate is not None
 
     def stale(self) -> None:
@@ -105,8 +116,9 @@ class VectorMatrix:
             )
             if not appended:
                 self._empty()
-                self._approximate, self._loads = None, self._loads + 1
                 self._loaded_at = time.monotonic()
+                if self._approximate is not None and self._approximate.model != model:
+                    self._approximate = None
             streamed = conn.execution_options(stream_results=True)
             if appended:
                 parts = [streamed.execute(_VECTORS_ABOVE, {"hi": old_hi, "model": model})]
@@ -121,6 +133,7 @@ class VectorMatrix:
             self._bounds = bounds
             if not appended:
                 self._sort_by_project()
+                self._build_if_due(model)
 
     def _sort_by_project(self) -> None:
         n = self._n
@@ -133,16 +146,27 @@ class VectorMatrix:
         spans = zip(codes, starts, ends, strict=True)
         self._slices = {int(code): (int(start), int(end)) for code, start, end in spans}
         self._sorted = n
-        if n >= self._approximate_from:
-            threading.Thread(
-                target=self._build, args=(self._rows, self._loads), daemon=True
-            ).start()
+        self._by_rowid = np.argsort(self._ids, kind="stable")
+        self._rowids = self._ids[self._by_rowid]
 
-    def _build(self, rows: Any, load: int) -> None:
-        """The approximate index over `rows` (the sorted part of load `load`), in a thread."""
-        built = Approximate.build(rows)
+    def _build_if_due(self, model: str) -> None:
+        n, current = self._sorted, self._approximate
+        if n < self._approximate_from or self._building:
+            return
+        if current is not None:
+            held = int(np.searchsorted(self._rowids, current.highest, "right"))
+            if held == current.count and n - held <= TAIL_SHARE * current.count:
+                return
+        self._building = True
+        rows = (self._ids[:n], self._rows[:n], model)
+        threading.Thread(target=self._build, args=rows, daemon=True).start()
+
+    def _build(self, ids: Any, rows: Any, model: str) -> None:
+        """The approximate index over a full load's rows, in a thread."""
+        built = Approximate.build(ids, rows, model)
         with self._lock:
-            if load == self._loads:
+            self._building = False
+            if built is not None and self._bounds[3] == model:
                 self._approximate = built
 
     def _append(self, part: Any) -> None:
@@ -174,6 +198,7 @@ class VectorMatrix:
         with self._lock:
             n, done = self._n, self._sorted
             ids, rows, projects = self._ids[:n], self._rows[:n], self._projects[:n]
+            by_rowid, rowids = self._by_rowid, self._rowids
             approximate = self._approximate
             code = None if project is None else self._codes.get(project, -1)
             start, end = self._slices.get(code, (0, 0)) if code is not None else (0, done)
@@ -181,9 +206,12 @@ class VectorMatrix:
             later = done + np.flatnonzero(projects[done:] == code)
             at = np.concatenate([np.arange(start, end), later])
             scores = np.concatenate([rows[start:end] @ query, rows[later] @ query])
-        elif approximate is not None:  # the index's candidates, and every row appended since
+        elif approximate is not None and done:  # its candidates, and the rows it does not hold
             found = approximate.candidates(query, CANDIDATES_PER_HIT * k)
-            at = np.concatenate([found, np.arange(approximate.rows, n)])
+            places = np.minimum(np.searchsorted(rowids, found), done - 1)
+            held = by_rowid[places[rowids[places] == found]]  # forgotten ones dropped
+            above = np.flatnonzero(ids[:done] > approximate.highest)
+            at = np.concatenate([held, above, np.arange(done, n)])
             scores = rows[at] @ query
         else:
             at, scores = None, rows @ query

@@ -4,6 +4,7 @@ and after a forget."""
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ import pytest
 np = pytest.importorskip("numpy", reason="history/meaning needs numpy (the dev or meaning extra)")
 
 from history import HistoryIndex  # noqa: E402
+from history.meaning.approximate import Approximate  # noqa: E402
 from history.meaning.embedder import DIMENSIONS, Embedder  # noqa: E402
 from history.meaning.matrix import VectorMatrix  # noqa: E402
 
@@ -140,7 +142,7 @@ def approximate_built(index: HistoryIndex, seconds: float = 30) -> bool:
 
 
 def test_past_its_threshold_every_project_is_searched_through_the_approximate_index(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Its candidates are scored exactly: on clustered vectors it finds the exact nearest ten,
     scores included; turns embedded after it was built are found too, and a forgotten turn
@@ -168,14 +170,41 @@ def test_past_its_threshold_every_project_is_searched_through_the_approximate_in
     newest_vector = np.frombuffer(stored_vectors(index, [newest])[0], np.int8) / 127
     assert nearest(index, newest_vector, 1, None) == [newest]
 
-    doomed = nearest(index, queries[1], 1, None)[0]
+    # Forgotten while the next build waits: the old index serves, and must neither bring back
+    # the forgotten turns nor miss the rows it does not hold (the five above).
+    gate = threading.Event()
+    build = Approximate.build
+
+    def held_back(ids: Any, rows: Any, model: str) -> Approximate | None:
+        gate.wait(30)
+        return build(ids, rows, model)
+
+    monkeypatch.setattr(Approximate, "build", held_back)
+    doomed = nearest(index, queries[1], 20, None)
     with meaning.engine.connect() as conn:
-        session = conn.exec_driver_sql("SELECT session_id FROM turns WHERE id = ?", (doomed,))
-        assert index.forget_session(str(session.scalar_one())) == 1
+        sessions = conn.exec_driver_sql(
+            f"SELECT session_id FROM turns WHERE id IN ({', '.join(map(str, doomed))})"
+        ).scalars()
+        assert index.forget_sessions([str(session) for session in sessions]) == 20
     assert approximate_built(index)
-    assert doomed not in nearest(index, queries[1], 10, None)
+    for query in [*queries, newest_vector]:
+        found = nearest(index, query, 10, None)
+        assert not set(found) & set(doomed)
+        assert found == exact(index, query, 10, None)
+    gate.set()
+    assert rebuilt(meaning.matrix, holding=585)  # without the forgotten turns' vectors
     assert nearest(index, queries[1], 10, None) == exact(index, queries[1], 10, None)
     index.close()
+
+
+def rebuilt(matrix: VectorMatrix, holding: int, seconds: float = 30) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        built = matrix._approximate
+        if built is not None and built.count == holding:
+            return True
+        time.sleep(0.02)
+    return False
 
 
 def stored_vectors(index: HistoryIndex, rows: list[int]) -> list[bytes]:
@@ -188,3 +217,30 @@ def stored_vectors(index: HistoryIndex, rows: list[int]) -> list[bytes]:
             )
             for row in rows
         ]
+
+
+def test_a_forgotten_turn_the_approximate_index_still_holds_is_never_found(
+    tmp_path: Path,
+) -> None:
+    """Between a forget and the rebuild, the index still holds the forgotten turn's vector: the
+    candidate is dropped, not taken for the turn stored beside it."""
+    index = HistoryIndex.open(tmp_path / "history.db")
+    record(index, 0, 40)
+    meaning = index.meaning(RandomVectors())
+    meaning.embed()
+    with meaning.engine.connect() as conn:
+        rowids = [
+            int(row) for row in conn.exec_driver_sql("SELECT id FROM turns ORDER BY id").scalars()
+        ]
+    doomed, beside = rowids[20], rowids[21]
+    assert index.forget_session("session-20") == 1
+    nearest(index, RandomVectors(seed=8).embed(["q"])[0], 1, None)  # a full load after the forget
+
+    class StillHolding(Approximate):
+        def candidates(self, query: Any, k: int) -> Any:
+            return np.array([doomed, beside], np.int64)
+
+    meaning.matrix._approximate = StillHolding(None, meaning.model_id, rowids[-1], 40)
+    query = RandomVectors(seed=8).embed(["q"])[0]
+    assert [row for row, _cosine in meaning.matrix.nearest(query, 5)] == [beside]
+    index.close()
