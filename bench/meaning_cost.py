@@ -1,7 +1,7 @@
 """What search by meaning costs a search: lexical alone and hybrid, in the same run, both scopes,
 over N turns of the standard mix with a synthetic vector (random, unit, int8) for every turn.
 
-    python -m bench.meaning_cost [--turns 100000] [--queries 300] [--out FILE]
+    python -m bench.meaning_cost [--turns 100000] [--queries 300] [--exact] [--out FILE]
 
 The query's vector is synthetic too (no model run: its cost is measured apart, in RESULTS), so
 the difference is the vector search, the blend and the reading of the dense side's turns.
@@ -31,6 +31,7 @@ from bench import corpus
 from history import HistoryIndex
 from history.index import MEANING_CANDIDATES
 from history.meaning.embedder import DIMENSIONS, Embedder
+from history.meaning.matrix import APPROXIMATE_FROM_ROWS, VectorMatrix
 from history.meaning.vectors import quantized, writing
 
 OUT = Path(__file__).resolve().parent / "out"
@@ -139,6 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--db", type=Path)
     ap.add_argument("--out", type=Path)
     ap.add_argument("--prepare", action="store_true", help="build the index and vectors only")
+    ap.add_argument("--exact", action="store_true", help="no approximate index, at any size")
     ap.add_argument(
         "--depths",
         type=lambda text: [int(n) for n in text.split(",")],
@@ -170,6 +172,16 @@ def main(argv: list[str] | None = None) -> int:
         meaning.matrix.refresh(conn, meaning.model_id)
         say(metric="matrix_load_ms", value=round(1000 * (time.perf_counter() - started), 1))
     say(metric="matrix_bytes", value=int(meaning.matrix.rows.nbytes + meaning.matrix.ids.nbytes))
+    if args.exact:
+        meaning.matrix = VectorMatrix(approximate_from=2**62)
+        with meaning.engine.connect() as conn:
+            meaning.matrix.refresh(conn, meaning.model_id)
+    elif len(meaning.matrix.ids) >= APPROXIMATE_FROM_ROWS:
+        started = time.perf_counter()
+        while not meaning.matrix.approximate:  # built in the background after the load
+            time.sleep(0.2)
+        say(metric="approximate_build_s", value=round(time.perf_counter() - started, 1))
+    say(metric="approximate", value=meaning.matrix.approximate)
     queries = corpus.queries(args.queries)
     for everywhere in (False, True):
         for depth in args.depths:

@@ -340,6 +340,7 @@ class HistoryIndex:
         scope = self._ids.scope(project) if project is not None else None
         meaning = self._meaning_for_search(self.meaning_search if blend is None else blend)
         wanted = k if meaning is None else max(k, MEANING_CANDIDATES)
+        near = None if meaning is None else meaning.nearest_soon(query, scope)
         policy, now = self._repository.retention(), datetime.now(UTC)
         if policy:
             # Past its project's retention a turn is not found, even before upkeep erased it.
@@ -362,7 +363,7 @@ class HistoryIndex:
                 and not (policy and policy.expired(turn.project, turn.asked_at, now))
             )
 
-        hits = meaning.blended(query, found, self._repository.turns_by_row, keep, k, scope)
+        hits = meaning.blended(query, found, self._repository.turns_by_row, keep, k, scope, near)
         return SearchResults(hits, found.approximate)
 
     def meaning(self, embedder: Any = None) -> Any:

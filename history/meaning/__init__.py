@@ -10,7 +10,7 @@ is recorded. A search blends the lexical ranking's best 50 with the nearest 50 v
 The modules: embedder.py (the model behind a small interface, and a fake for tests),
 vectors.py (the stored vectors and the step that embeds), matrix.py (the vectors in memory,
 searched exactly, sorted by project), approximate.py (the index a search of every project reads
-past 200,000 vectors), blend.py (the fusion). Nothing heavy is imported here: `installed()` only
+past 50,000 vectors), blend.py (the fusion). Nothing heavy is imported here: `installed()` only
 looks.
 """
 

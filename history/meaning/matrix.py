@@ -26,9 +26,9 @@ RELOAD_SECONDS = 300.0
 # Vectors read from the table this many rows at a time.
 SLICE_ROWS = 32768
 # From this many vectors, a search of every project reads an approximate index (built in the
-# background after each full load; exact until it is ready): exact search reads every vector,
-# ~15 ms at 100k and ~115 ms at 1M (bench/RESULTS.md).
-APPROXIMATE_FROM_ROWS = 200_000
+# background; exact until it is ready): exact search reads every vector, ~15 ms at 100k and
+# ~115 ms at 1M (bench/RESULTS.md).
+APPROXIMATE_FROM_ROWS = 50_000
 # The approximate index brings this many candidates per turn asked for, scored exactly.
 CANDIDATES_PER_HIT = 4
 # Rows the approximate index does not hold, as a share of those it holds, before a rebuild.
@@ -48,7 +48,7 @@ class VectorMatrix:
     """Every stored vector in memory, as float32 (the int8 values as they are, so a score is
     exactly the stored vector's dot product with the query, / 127), beside each its rowid and
     its project's code. 1,548 bytes a turn (384 x 4, the rowid, the code): 1.55 GB for 1M
-    turns, up to twice that just after the buffers grew; the approximate index adds 392 bytes
+    turns, up to twice that just after the buffers grew; the approximate index adds ~520 bytes
     a turn past APPROXIMATE_FROM_ROWS.
 
     After a full load the rows are sorted by project, so a search in one project multiplies

@@ -5,6 +5,7 @@ fused (blend.py), the dense side's turns kept only where the lexical search woul
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 
 from sqlalchemy import Engine, text
 
@@ -13,6 +14,8 @@ from history.meaning import blend
 from history.meaning.embedder import Embedder, default_embedder, default_model_id
 from history.meaning.matrix import VectorMatrix
 from history.meaning.vectors import embed_all, waiting
+
+Near = list[tuple[int, float]]  # rowids and cosines, nearest first
 
 
 class MeaningSearch:
@@ -24,6 +27,8 @@ class MeaningSearch:
         self._embedder = embedder
         self._stored = stored
         self.matrix = VectorMatrix()
+        # The query's embedding and nearest vectors, found while the lexical search runs.
+        self._beside = ThreadPoolExecutor(1, thread_name_prefix="recall-meaning")
 
     @property
     def embedder(self) -> Embedder:
@@ -47,13 +52,16 @@ class MeaningSearch:
     def embed(self, progress: Callable[[int, int], None] | None = None, batch: int = 16) -> int:
         return embed_all(self.engine, self.embedder, batch, progress)
 
-    def nearest(
-        self, query: str, k: int = blend.CANDIDATES, project: str | None = None
-    ) -> list[tuple[int, float]]:
+    def nearest(self, query: str, k: int = blend.CANDIDATES, project: str | None = None) -> Near:
         """The `k` turns nearest `query` (only `project`'s when given): rowids and cosines."""
         with self.engine.connect() as conn:
             self.matrix.refresh(conn, self.model_id)
         return self.matrix.nearest(self.embedder.embed([query])[0], k, project)
+
+    def nearest_soon(self, query: str, project: str | None = None) -> Future[Near]:
+        """`nearest(query, project=project)`, started in a thread of its own: a search asks it
+        before its lexical side, and `blended` waits for it."""
+        return self._beside.submit(self.nearest, query, blend.CANDIDATES, project)
 
     def blended(
         self,
@@ -63,10 +71,11 @@ class MeaningSearch:
         keep: Callable[[Turn], bool],
         k: int,
         project: str | None = None,
+        soon: Future[Near] | None = None,
     ) -> list[Hit]:
         """The best `k` of the lexical hits and the turns nearest `query` (in `project`, the
-        stored key, when given), blended."""
-        near = self.nearest(query, project=project)
+        stored key, when given), blended; `soon`: those turns, asked already."""
+        near = soon.result() if soon is not None else self.nearest(query, project=project)
         rows = self._rows_of([hit.turn_id for hit in lexical])
         by_row = {rows[hit.turn_id]: hit for hit in lexical if hit.turn_id in rows}
         words = [(rows[hit.turn_id], hit.score) for hit in lexical if hit.turn_id in rows]
