@@ -2,7 +2,7 @@
 vectors alone) and hybrids (fusions of the two), full and 4-word queries, one command.
 
     python -m bench.quality_meaning --prepare [--sets a,b]   # record and embed (long, once)
-    python -m bench.quality_meaning [--sets a,b] [--out FILE]
+    python -m bench.quality_meaning [--sets a,b] [--approximate] [--out FILE]
 
 Each set is recorded into its own index under bench/out/quality/meaning-<set>.db and embedded
 there by the product's own step (history/meaning/), once: a later run reuses the vectors; a set
@@ -48,6 +48,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--prepare", action="store_true", help="record and embed the sets only")
     ap.add_argument("--model", default="minilm-int8", choices=["minilm-int8", "paraphrase-l3"])
     ap.add_argument("--model-file", type=Path, help="paraphrase-l3's ONNX file")
+    ap.add_argument(
+        "--approximate",
+        action="store_true",
+        help="the dense side through the approximate index, at any size (as past 50,000 turns)",
+    )
     args = ap.parse_args(argv)
     dirs = set_dirs()
     chosen = args.sets.split(",") if args.sets else list(dirs)
@@ -64,6 +69,8 @@ def main(argv: list[str] | None = None) -> int:
         for set_name in chosen:
             index = _recorded(set_name, dirs[set_name], args.model)
             meaning = index.meaning(embedder)
+            if args.approximate:
+                _approximate(meaning)
             left = meaning.waiting()
             if left:
                 print(f"{set_name}: {left} turns not embedded: skipped", file=sys.stderr)
@@ -141,7 +148,24 @@ def variants(cache: dict[str, Candidates]) -> dict[str, Callable[..., list[str]]
             weighted(blend.WORDS_WEIGHT, depth)
         )
     found[f"hybrid 0.6 words, {MEANING_CANDIDATES}"] = of(weighted(0.6, MEANING_CANDIDATES))
+    for weight, depth in ((0.7, 50), (0.8, 50), (0.7, 10), (0.6, 50)):
+        found[f"hybrid {weight} words, {depth}, first kept"] = of(
+            first_kept(weighted(weight, depth))
+        )
     return found
+
+
+def first_kept(rank: Callable[[Candidates], Ranked]) -> Callable[[Candidates], Ranked]:
+    """`rank`, with the lexical ranking's best kept first."""
+
+    def ranked(candidates: Candidates) -> Ranked:
+        fused, lexical = rank(candidates), candidates["lexical"][10]
+        if not lexical:
+            return fused
+        first = lexical[0][0]
+        return [(first, float("inf")), *[(key, s) for key, s in fused if key != first]]
+
+    return ranked
 
 
 def rrf(*rankings: Sequence[tuple[str, float]]) -> Ranked:
@@ -204,6 +228,17 @@ def _embedder(model: str, model_file: Path | None) -> Any:
         embedder._inputs = {item.name for item in embedder._session.get_inputs()}
         embedder.model_id = "paraphrase-MiniLM-L3-v2-onnx"
     return embedder
+
+
+def _approximate(meaning: Any) -> None:
+    """The set's vectors searched through the approximate index, once it is built."""
+    from history.meaning.matrix import VectorMatrix
+
+    meaning.matrix = VectorMatrix(approximate_from=1)
+    with meaning.engine.connect() as conn:
+        meaning.matrix.refresh(conn, meaning.model_id)
+    while not meaning.matrix.approximate:
+        time.sleep(0.1)
 
 
 def _recorded(set_name: str, data_dir: Path, model: str = "minilm-int8") -> Any:

@@ -29,11 +29,12 @@ TRAINING_ROWS = 20_000
 
 
 class Approximate:
-    def __init__(self, index: Any, model: str, highest: int, count: int) -> None:
+    def __init__(self, index: Any, model: str, ids: Any) -> None:
         self._index = index
         self.model = model
-        self.highest = highest  # the highest rowid it holds: rows above it are not in it
-        self.count = count
+        self.ids = np.sort(ids)  # the rowids it holds, in order
+        self.highest = int(self.ids[-1]) if len(ids) else -1  # rows above it are not in it
+        self.count = len(ids)
 
     @classmethod
     def build(cls, ids: Any, rows: Any, model: str) -> Approximate | None:
@@ -54,7 +55,7 @@ class Approximate:
             graph.train(np.ascontiguousarray(rows[::step]))
             index = faiss.IndexIDMap(graph)
             index.add_with_ids(rows, np.ascontiguousarray(ids, np.int64))
-            return cls(index, model, int(ids.max()), len(ids))
+            return cls(index, model, ids)
         except Exception as exc:  # a search stays exact: never fail the caller for this
             log.warning("building the approximate vector index failed: %s", type(exc).__name__)
             return None

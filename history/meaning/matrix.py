@@ -155,7 +155,8 @@ class VectorMatrix:
             return
         if current is not None:
             held = int(np.searchsorted(self._rowids, current.highest, "right"))
-            if held == current.count and n - held <= TAIL_SHARE * current.count:
+            same = held == current.count and np.array_equal(self._rowids[:held], current.ids)
+            if same and n - held <= TAIL_SHARE * current.count:
                 return
         self._building = True
         rows = (self._ids[:n], self._rows[:n], model)

@@ -240,7 +240,38 @@ def test_a_forgotten_turn_the_approximate_index_still_holds_is_never_found(
         def candidates(self, query: Any, k: int) -> Any:
             return np.array([doomed, beside], np.int64)
 
-    meaning.matrix._approximate = StillHolding(None, meaning.model_id, rowids[-1], 40)
+    meaning.matrix._approximate = StillHolding(None, meaning.model_id, np.array(rowids))
     query = RandomVectors(seed=8).embed(["q"])[0]
     assert [row for row, _cosine in meaning.matrix.nearest(query, 5)] == [beside]
+    index.close()
+
+
+def test_the_approximate_index_is_rebuilt_when_the_turns_it_holds_changed_in_number_or_not(
+    tmp_path: Path,
+) -> None:
+    """A forgotten turn and a turn re-embedded below its highest rowid leave the count it
+    holds unchanged: it is still rebuilt (the old one held a forgotten vector and missed one)."""
+    index = HistoryIndex.open(tmp_path / "history.db")
+    record(index, 0, 40)
+    meaning = index.meaning(RandomVectors())
+    meaning.matrix = VectorMatrix(approximate_from=10)
+    meaning.embed()
+    assert approximate_built(index)
+    built = meaning.matrix._approximate
+    assert built is not None
+    held = built.ids.copy()
+    held[5] = held[-1] + 1000  # one rowid it holds is not stored, one stored it does not hold
+    meaning.matrix._approximate = Approximate(None, built.model, held)
+    meaning.matrix.stale()
+    stored = sorted(meaning.matrix.ids.tolist())
+
+    def rebuilt_with_the_stored_rows() -> bool:
+        found = meaning.matrix._approximate
+        return found is not None and found.ids.tolist() == stored
+
+    approximate_built(index)  # the full load after stale()
+    deadline = time.monotonic() + 30
+    while not rebuilt_with_the_stored_rows() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert rebuilt_with_the_stored_rows()
     index.close()
