@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -33,6 +34,12 @@ APPROXIMATE_FROM_ROWS = 50_000
 CANDIDATES_PER_HIT = 4
 # Rows the approximate index does not hold, as a share of those it holds, before a rebuild.
 TAIL_SHARE = 0.1
+# Room left after a full load for rows appended later, as a share of the rows loaded (at least
+# LEAST_ROOM rows); once it is full, the next refresh loads everything again.
+ROOM_SHARE = 0.125
+LEAST_ROOM = 1024
+# Rows converted to float32 at a time while a full load is sorted.
+SORT_BLOCK = 65536
 
 # Every vector with its turn's project; those above the rowid :hi.
 _VECTORS = (
@@ -47,9 +54,10 @@ _VECTORS_BETWEEN = text(_VECTORS + " WHERE v.turn_id >= :low AND v.turn_id < :hi
 class VectorMatrix:
     """Every stored vector in memory, as float32 (the int8 values as they are, so a score is
     exactly the stored vector's dot product with the query, / 127), beside each its rowid and
-    its project's code. 1,548 bytes a turn (384 x 4, the rowid, the code): 1.55 GB for 1M
-    turns, up to twice that just after the buffers grew; the approximate index adds ~520 bytes
-    a turn past APPROXIMATE_FROM_ROWS.
+    its project's code. 1,548 bytes a turn (384 x 4, the rowid, the code), and ROOM_SHARE more
+    for rows appended later: 1.74 GB for 1M turns; while a full load is sorted, the vectors'
+    int8 bytes besides (0.38 GB). The approximate index adds ~520 bytes a turn past
+    APPROXIMATE_FROM_ROWS.
 
     After a full load the rows are sorted by project, so a search in one project multiplies
     one contiguous slice (and the few rows appended since, which follow in rowid order).
@@ -125,28 +133,48 @@ class VectorMatrix:
                 if bounds[2] < old_frontier:  # re-embedded since: between the two frontiers
                     between = {"low": bounds[2], "high": old_frontier, "model": model}
                     parts.append(streamed.execute(_VECTORS_BETWEEN, between))
-            else:
-                parts = [streamed.execute(_ALL_VECTORS, {"model": model})]
-            for found in parts:
-                for part in found.partitions(SLICE_ROWS):
-                    self._append(part)
-            self._bounds = bounds
-            if not appended:
-                self._sort_by_project()
+                appended = all(self._append(part) for found in parts for part in _parts(found))
+                for found in parts:
+                    found.close()
+            if not appended:  # the room for appended rows was full: load everything again
+                self._empty()
+                self._load(_parts(streamed.execute(_ALL_VECTORS, {"model": model})))
                 self._build_if_due(model)
+            self._bounds = bounds
+
+    def _load(self, parts: Iterator[Any]) -> None:
+        """Every vector, sorted by project into buffers with room for rows appended later."""
+        decoded = [self._decoded(part) for part in parts]
+        ids = [rowids for rowids, _codes, _rows in decoded]
+        projects = [codes for _rowids, codes, _rows in decoded]
+        vectors = [rows for _rowids, _codes, rows in decoded]
+        del decoded
+        if not ids:
+            return
+        every = np.concatenate(vectors)
+        del vectors
+        n, dims = every.shape
+        order = np.argsort(np.concatenate(projects), kind="stable")
+        room = n + max(LEAST_ROOM, int(ROOM_SHARE * n))
+        self._ids, self._projects = np.empty(room, np.int64), np.empty(room, np.int32)
+        self._ids[:n] = np.concatenate(ids)[order]
+        self._projects[:n] = np.concatenate(projects)[order]
+        self._rows = np.empty((room, dims), np.float32)
+        for start in range(0, n, SORT_BLOCK):
+            stop = min(n, start + SORT_BLOCK)
+            self._rows[start:stop] = every[order[start:stop]]
+        self._n = n
+        self._sort_by_project()
 
     def _sort_by_project(self) -> None:
         n = self._n
-        order = np.argsort(self._projects[:n], kind="stable")
-        self._ids, self._projects = self._ids[:n][order], self._projects[:n][order]
-        self._rows = self._rows[:n][order]
         codes = np.arange(len(self._codes), dtype=np.int32)
-        starts = np.searchsorted(self._projects, codes, "left")
-        ends = np.searchsorted(self._projects, codes, "right")
+        starts = np.searchsorted(self._projects[:n], codes, "left")
+        ends = np.searchsorted(self._projects[:n], codes, "right")
         spans = zip(codes, starts, ends, strict=True)
         self._slices = {int(code): (int(start), int(end)) for code, start, end in spans}
         self._sorted = n
-        self._by_rowid = np.argsort(self._ids, kind="stable")
+        self._by_rowid = np.argsort(self._ids[:n], kind="stable")
         self._rowids = self._ids[self._by_rowid]
 
     def _build_if_due(self, model: str) -> None:
@@ -170,25 +198,27 @@ class VectorMatrix:
             if built is not None and self._bounds[3] == model:
                 self._approximate = built
 
-    def _append(self, part: Any) -> None:
+    def _decoded(self, part: Any) -> tuple[Any, Any, Any]:
+        """Rowids, project codes and int8 vectors of rows read from the table."""
         m, dims = len(part), len(part[0][2])
         ids = np.fromiter((row[0] for row in part), np.int64, m)
         codes = self._codes
         projects = np.fromiter((codes.setdefault(row[1], len(codes)) for row in part), np.int32, m)
         rows = np.frombuffer(b"".join(bytes(row[2]) for row in part), np.int8).reshape(m, dims)
-        n = self._n
-        if n + m > len(self._ids) or not n:
-            size = max(n + m, 2 * len(self._ids), 1024)
-            grown_ids, grown_projects = np.empty(size, np.int64), np.empty(size, np.int32)
-            grown_rows = np.empty((size, dims), np.float32)
-            if n:
-                grown_ids[:n], grown_projects[:n] = self._ids[:n], self._projects[:n]
-                grown_rows[:n] = self._rows[:n]
-            self._ids, self._projects, self._rows = grown_ids, grown_projects, grown_rows
+        return ids, projects, rows
+
+    def _append(self, part: Any) -> bool:
+        """Rows read since the last load, into the room left for them; False when it is full
+        (or nothing was loaded)."""
+        ids, projects, rows = self._decoded(part)
+        n, m = self._n, len(ids)
+        if not n or n + m > len(self._ids) or rows.shape[1] != self._rows.shape[1]:
+            return False
         # Written past the rows a search holds: a search running meanwhile sees none of them.
         self._ids[n : n + m], self._projects[n : n + m] = ids, projects
         self._rows[n : n + m] = rows
         self._n = n + m
+        return True
 
     def nearest(self, query: Any, k: int, project: str | None = None) -> list[tuple[int, float]]:
         """The `k` rowids nearest `query` (a unit vector), with their cosine, best first; only
@@ -224,3 +254,7 @@ class VectorMatrix:
         rowids = ids[best] if at is None else ids[at[best]]
         pairs = zip(rowids, scores[best], strict=True)
         return [(int(row), float(score) / SCALE) for row, score in pairs]
+
+
+def _parts(found: Any) -> Iterator[Any]:
+    yield from found.partitions(SLICE_ROWS)

@@ -275,3 +275,29 @@ def test_the_approximate_index_is_rebuilt_when_the_turns_it_holds_changed_in_num
         time.sleep(0.02)
     assert rebuilt_with_the_stored_rows()
     index.close()
+
+
+def test_rows_past_the_room_left_for_them_load_everything_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from history.meaning import matrix
+
+    monkeypatch.setattr(matrix, "LEAST_ROOM", 8)
+    monkeypatch.setattr(matrix, "ROOM_SHARE", 0.0)
+    index = HistoryIndex.open(tmp_path / "history.db")
+    record(index, 0, 60)
+    meaning = index.meaning(RandomVectors())
+    meaning.embed()
+    app = stored_project(index)
+    queries = RandomVectors(seed=8).embed(["q"] * 3)
+    nearest(index, queries[0], 5, None)
+    for start, count in [(60, 5), (65, 20)]:  # within the room, then past it
+        record(index, start, count)
+        meaning.embed()
+        for query in queries:
+            assert nearest(index, query, 30, None) == exact(index, query, 30, None)
+            assert nearest(index, query, 30, app) == exact(index, query, 30, app)
+        with meaning.engine.connect() as conn:
+            stored = conn.exec_driver_sql("SELECT count(*) FROM turn_vectors").scalar_one()
+        assert len(meaning.matrix.ids) == stored
+    index.close()
