@@ -1,10 +1,12 @@
 """What search by meaning costs a search: lexical alone and hybrid, in the same run, both scopes,
 over N turns of the standard mix with a synthetic vector (random, unit, int8) for every turn.
 
-    python -m bench.meaning_cost [--turns 100000] [--queries 300] [--exact] [--out FILE]
+    python -m bench.meaning_cost [--turns 100000] [--queries 300] [--exact] [--query-model]
+        [--out FILE]
 
-The query's vector is synthetic too (no model run: its cost is measured apart, in RESULTS), so
-the difference is the vector search, the blend and the reading of the dense side's turns.
+The query's vector is synthetic too (no model run), so the difference is the vector search, the
+blend and the reading of the dense side's turns; with --query-model the packaged model embeds
+each query, as a real search does (beside the lexical search).
 The matrix is loaded once, as a long-running process (the service, the MCP server) keeps it; the
 load itself is timed apart. Prints one JSON line per measure.
 """
@@ -46,6 +48,21 @@ class RandomVectors(Embedder):
     def embed(self, texts: Any) -> Any:
         rows = self.rng.standard_normal((len(texts), DIMENSIONS)).astype(np.float32)
         return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+class ModelQueries(Embedder):
+    """The packaged model's embedding of each query (its real cost), under the stored random
+    vectors' model id: the nearest turns mean nothing, what they cost is real."""
+
+    model_id = RandomVectors.model_id
+
+    def __init__(self) -> None:
+        from history.meaning.embedder import MiniLM
+
+        self.model = MiniLM()
+
+    def embed(self, texts: Any) -> Any:
+        return self.model.embed(texts)
 
 
 def built(path: Path, turns: int) -> HistoryIndex:
@@ -142,6 +159,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--prepare", action="store_true", help="build the index and vectors only")
     ap.add_argument("--exact", action="store_true", help="no approximate index, at any size")
     ap.add_argument(
+        "--query-model",
+        action="store_true",
+        help="each query embedded by the packaged model (the meaning extra), its cost included",
+    )
+    ap.add_argument(
         "--depths",
         type=lambda text: [int(n) for n in text.split(",")],
         default=[MEANING_CANDIDATES],
@@ -157,11 +179,11 @@ def main(argv: list[str] | None = None) -> int:
     after = os.path.getsize(path)
     if args.prepare:
         return 0
-    meaning = index.meaning(RandomVectors())
+    meaning = index.meaning(ModelQueries() if args.query_model else RandomVectors())
     rows: list[dict[str, Any]] = []
 
     def say(**row: Any) -> None:
-        row = {"turns": args.turns, **row}
+        row = {"turns": args.turns, "exact": args.exact, "query_model": args.query_model, **row}
         rows.append(row)
         print(json.dumps(row), flush=True)
 

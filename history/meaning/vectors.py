@@ -8,7 +8,9 @@ zeroes the row's bytes and the forget's scrub the pages it freed.
 
 Embedding goes newest first and keeps no state of its own: the turns left are those above the
 highest rowid embedded (recorded since) and below the lowest (older ones not reached yet), so a
-step killed halfway is simply taken again.
+step killed halfway is simply taken again. So that no turn is skipped, those recorded since are
+taken from the lowest up (all at once, as a live session's few are), the older ones newest
+first.
 
 Each vector names the model that made it. When the model changes (another model id), the
 vectors of the old one are re-embedded in place, newest first, after the turns recorded since
@@ -35,9 +37,8 @@ SCALE = 127.0
 ENDS = text(
     "SELECT (SELECT min(turn_id) FROM turn_vectors), (SELECT max(turn_id) FROM turn_vectors)"
 )
-_NEWER = text(
-    "SELECT id, asked, answered, files FROM turns WHERE id > :hi ORDER BY id DESC LIMIT :n"
-)
+# Oldest first above the highest embedded: newest first, the highest would jump past the rest.
+_NEWER = text("SELECT id, asked, answered, files FROM turns WHERE id > :hi ORDER BY id LIMIT :n")
 _OLDER = text(
     "SELECT id, asked, answered, files FROM turns WHERE id < :lo ORDER BY id DESC LIMIT :n"
 )

@@ -138,6 +138,25 @@ def test_the_newest_turns_are_embedded_first(tmp_path: Path) -> None:
     assert sorted(rows) == list(range(newest - 4, newest + 1))
 
 
+def test_turns_recorded_since_in_more_than_a_batch_are_all_embedded(tmp_path: Path) -> None:
+    """Regression: the turns recorded since the last embedding were taken newest first, so once
+    more than a batch of them waited, the highest embedded rowid jumped past the rest, which
+    were then never embedded, and not counted as waiting."""
+    index = filled(tmp_path / "history.db", turns=4)
+    found = index.meaning(HashedWords())
+    found.embed(batch=4)
+    for n in range(10):
+        index.record(
+            turn_id=f"late-{n}", session_id="late", project="/work/app", asked=f"x {n}", answered=""
+        )
+    assert found.waiting() == 10
+    assert found.embed(batch=4) == 10
+    with found.engine.connect() as conn:
+        turns = conn.exec_driver_sql("SELECT count(*) FROM turns").scalar_one()
+        vectors = conn.exec_driver_sql("SELECT count(*) FROM turn_vectors").scalar_one()
+    assert vectors == turns and found.waiting() == 0
+
+
 def file_bytes(directory: Path) -> bytes:
     return b"".join(p.read_bytes() for p in directory.iterdir() if p.name.startswith("history.db"))
 
