@@ -122,11 +122,6 @@ class VectorMatrix:
                 and hi is not None
                 and bounds[2] <= old_frontier
             )
-            if not appended:
-                self._empty()
-                self._loaded_at = time.monotonic()
-                if self._approximate is not None and self._approximate.model != model:
-                    self._approximate = None
             streamed = conn.execution_options(stream_results=True)
             if appended:
                 parts = [streamed.execute(_VECTORS_ABOVE, {"hi": old_hi, "model": model})]
@@ -136,11 +131,17 @@ class VectorMatrix:
                 appended = all(self._append(part) for found in parts for part in _parts(found))
                 for found in parts:
                     found.close()
-            if not appended:  # the room for appended rows was full: load everything again
-                self._empty()
-                self._load(_parts(streamed.execute(_ALL_VECTORS, {"model": model})))
-                self._build_if_due(model)
+            if not appended:  # or the room for appended rows was full
+                self._reload(streamed, model)
             self._bounds = bounds
+
+    def _reload(self, conn: Connection, model: str) -> None:
+        self._empty()
+        self._loaded_at = time.monotonic()
+        if self._approximate is not None and self._approximate.model != model:
+            self._approximate = None
+        self._load(_parts(conn.execute(_ALL_VECTORS, {"model": model})))
+        self._build_if_due(model)
 
     def _load(self, parts: Iterator[Any]) -> None:
         """Every vector, sorted by project into buffers with room for rows appended later."""
@@ -164,9 +165,10 @@ class VectorMatrix:
             stop = min(n, start + SORT_BLOCK)
             self._rows[start:stop] = every[order[start:stop]]
         self._n = n
-        self._sort_by_project()
+        self._place()
 
-    def _sort_by_project(self) -> None:
+    def _place(self) -> None:
+        """Where each project's slice is, and each rowid's row."""
         n = self._n
         codes = np.arange(len(self._codes), dtype=np.int32)
         starts = np.searchsorted(self._projects[:n], codes, "left")
