@@ -49,6 +49,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model", default="minilm-int8", choices=["minilm-int8", "paraphrase-l3"])
     ap.add_argument("--model-file", type=Path, help="paraphrase-l3's ONNX file")
     ap.add_argument(
+        "--candidates",
+        type=Path,
+        help="a folder: each set's candidates saved there as <set>.json, and read back next time",
+    )
+    ap.add_argument(
         "--approximate",
         action="store_true",
         help="the dense side through the approximate index, at any size (as past 50,000 turns)",
@@ -76,8 +81,15 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{set_name}: {left} turns not embedded: skipped", file=sys.stderr)
                 continue
             queries = shared.load_queries(dirs[set_name])
-            cache = _candidates(shared, index, queries)
-            _check_live(index, queries[:CHECKED], cache)
+            saved = args.candidates / f"{set_name}.json" if args.candidates else None
+            if saved is not None and saved.exists():
+                cache = _read(saved)
+            else:
+                cache = _candidates(shared, index, queries)
+                _check_live(index, queries[:CHECKED], cache)
+                if saved is not None:
+                    saved.parent.mkdir(parents=True, exist_ok=True)
+                    saved.write_text(json.dumps(cache), encoding="utf-8")
             for variant, search in variants(cache).items():
                 rows += scored(shared, set_name, variant, search, queries, sink)
     print(table(rows))
@@ -122,6 +134,14 @@ def _candidates(shared: Any, index: Any, queries: list[dict[str, Any]]) -> dict[
     return cache
 
 
+def _read(saved: Path) -> dict[str, Candidates]:
+    """Candidates saved as JSON (whose keys are text: the lexical depths made numbers again)."""
+    cache: dict[str, Candidates] = json.loads(saved.read_text(encoding="utf-8"))
+    for found in cache.values():
+        found["lexical"] = {int(depth): ranked for depth, ranked in found["lexical"].items()}
+    return cache
+
+
 def variants(cache: dict[str, Candidates]) -> dict[str, Callable[..., list[str]]]:
     """Each ranking compared, as a search the evaluator calls (from the cached candidates)."""
     from history.index import MEANING_CANDIDATES
@@ -152,7 +172,31 @@ def variants(cache: dict[str, Candidates]) -> dict[str, Callable[..., list[str]]
         found[f"hybrid {weight} words, {depth}, first kept"] = of(
             first_kept(weighted(weight, depth))
         )
+    for weight, floor in ((0.7, 0.3), (0.7, 0.4), (0.6, 0.4), (0.7, 0.5), (0.6, 0.5)):
+        for depth in (10, 50):
+            name = f"hybrid {weight} words, {depth}, cosines from {floor}"
+            found[name] = of(absolute(weight, depth, floor))
     return found
+
+
+def absolute(weight: float, depth: int, floor: float) -> Callable[[Candidates], Ranked]:
+    """The blend, with the dense side's cosines scaled from `floor` (0) to 1 (1) instead of
+    over its own candidates: a dense side that finds nothing close adds little."""
+    from history.meaning import blend
+
+    def ranked(candidates: Candidates) -> Ranked:
+        by_words = blend.scaled(candidates["lexical"][depth])
+        by_meaning = {
+            key: max(0.0, (cosine - floor) / (1 - floor)) for key, cosine in candidates["dense"]
+        }
+        order = {key: at for at, key in enumerate([*by_words, *by_meaning])}
+        total = {
+            key: weight * by_words.get(key, 0.0) + (1 - weight) * by_meaning.get(key, 0.0)
+            for key in order
+        }
+        return sorted(total.items(), key=lambda item: (-item[1], order[item[0]]))
+
+    return ranked
 
 
 def first_kept(rank: Callable[[Candidates], Ranked]) -> Callable[[Candidates], Ranked]:

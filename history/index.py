@@ -788,6 +788,8 @@ class HistoryIndex:
                 self._upkeep.run_now(CLOSING_UPKEEP_SECONDS)
             self._repository.close()
             self._maintenance.close()
+            if self._meaning is not None:
+                self._meaning.close()
 
 
 def _stop_embedding(stop: threading.Event, thread: threading.Thread) -> None:

@@ -58,6 +58,10 @@ class MeaningSearch:
             self.matrix.refresh(conn, self.model_id)
         return self.matrix.nearest(self.embedder.embed([query])[0], k, project)
 
+    def close(self) -> None:
+        """Let the thread beside the lexical search go (a search under way finishes)."""
+        self._beside.shutdown(wait=False)
+
     def nearest_soon(self, query: str, project: str | None = None) -> Future[Near]:
         """`nearest(query, project=project)`, started in a thread of its own: a search asks it
         before its lexical side, and `blended` waits for it."""
