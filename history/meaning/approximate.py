@@ -1,6 +1,6 @@
 """An approximate index over the vectors, for a search of every project once exact search is too
 slow (matrix.py builds it past APPROXIMATE_FROM_ROWS): faiss's HNSW graph over the vectors kept
-as 8-bit codes (LINKS neighbours a vector; about 512 bytes a vector, a third of the matrix's
+as 8-bit codes (LINKS neighbours a vector; about 650 bytes a vector, under half the matrix's
 float32), keyed by the turns' rowids. A search walks the graph for candidates; the matrix scores
 them exactly, so a turn's score is the same as an exact search's, and only which turns are
 looked at is approximate.
@@ -18,12 +18,13 @@ import numpy as np
 
 log = logging.getLogger(__name__)
 
-# Neighbours a vector links to, and how widely the build and a search look: on the datasette set
-# (real embeddings, 3,402 turns, its 300 first queries) 16 / 128 found 0.99 of the exact
-# nearest 50, where faiss's inverted lists reading 15% of their lists found 0.81-0.87.
-LINKS = 16
+# Neighbours a vector links to, and how widely the build and a search look. On the sphinx set's
+# real vectors (22,413 turns, 300 queries; bench.meaning_recall) 32 / 256 found 0.99 of the exact
+# nearest 10 and 50, where 16 / 128 found 0.93 and 0.91, and faiss's inverted lists reading
+# 15% of their lists 0.90 and 0.87.
+LINKS = 32
 BUILD_BREADTH = 40
-SEARCH_BREADTH = 128
+SEARCH_BREADTH = 256
 # Vectors the 8-bit codes' ranges are learned from.
 TRAINING_ROWS = 20_000
 

@@ -56,7 +56,7 @@ class VectorMatrix:
     exactly the stored vector's dot product with the query, / 127), beside each its rowid and
     its project's code. 1,548 bytes a turn (384 x 4, the rowid, the code), and ROOM_SHARE more
     for rows appended later: 1.74 GB for 1M turns; while a full load is sorted, the vectors'
-    int8 bytes besides (0.38 GB). The approximate index adds ~520 bytes a turn past
+    int8 bytes besides (0.38 GB). The approximate index adds ~650 bytes a turn past
     APPROXIMATE_FROM_ROWS.
 
     After a full load the rows are sorted by project, so a search in one project multiplies
