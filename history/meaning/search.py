@@ -16,6 +16,7 @@ from history.meaning.matrix import VectorMatrix
 from history.meaning.vectors import embed_all, waiting
 
 Near = list[tuple[int, float]]  # rowids and cosines, nearest first
+BESIDE_THREADS = 4
 
 
 class MeaningSearch:
@@ -27,8 +28,9 @@ class MeaningSearch:
         self._embedder = embedder
         self._stored = stored
         self.matrix = VectorMatrix()
-        # The query's embedding and nearest vectors, found while the lexical search runs.
-        self._beside = ThreadPoolExecutor(1, thread_name_prefix="recall-meaning")
+        # The query's embedding and nearest vectors, found while the lexical search runs (a
+        # few threads: the service's searches come from several threads at once).
+        self._beside = ThreadPoolExecutor(BESIDE_THREADS, thread_name_prefix="recall-meaning")
 
     @property
     def embedder(self) -> Embedder:
