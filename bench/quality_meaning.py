@@ -189,12 +189,7 @@ def absolute(weight: float, depth: int, floor: float) -> Callable[[Candidates], 
         by_meaning = {
             key: max(0.0, (cosine - floor) / (1 - floor)) for key, cosine in candidates["dense"]
         }
-        order = {key: at for at, key in enumerate([*by_words, *by_meaning])}
-        total = {
-            key: weight * by_words.get(key, 0.0) + (1 - weight) * by_meaning.get(key, 0.0)
-            for key in order
-        }
-        return sorted(total.items(), key=lambda item: (-item[1], order[item[0]]))
+        return blend.weighted(by_words, by_meaning, weight)
 
     return ranked
 

@@ -32,7 +32,14 @@ def blended(
 ) -> list[tuple[Key, float]]:
     """Both rankings' candidates, best first by the weighted sum of their scaled scores (ties:
     the lexical order, then the meaning order)."""
-    by_words, by_meaning = scaled(words), scaled(meaning)
+    return weighted(scaled(words), scaled(meaning), words_weight)
+
+
+def weighted(
+    by_words: dict[Key, float], by_meaning: dict[Key, float], words_weight: float
+) -> list[tuple[Key, float]]:
+    """Scores already scaled to 0..1 (each side best first), summed with their weights, best
+    first (ties: the lexical order, then the meaning order)."""
     order = {key: at for at, key in enumerate([*by_words, *by_meaning])}
     total = {
         key: words_weight * by_words.get(key, 0.0) + (1 - words_weight) * by_meaning.get(key, 0.0)

@@ -243,7 +243,7 @@ class VectorMatrix:
             found = approximate.candidates(query, CANDIDATES_PER_HIT * k)
             places = np.minimum(np.searchsorted(rowids, found), done - 1)
             held = by_rowid[places[rowids[places] == found]]  # forgotten ones dropped
-            above = np.flatnonzero(ids[:done] > approximate.highest)
+            above = by_rowid[np.searchsorted(rowids, approximate.highest, "right") :]
             at = np.concatenate([held, above, np.arange(done, n)])
             scores = rows[at] @ query
         else:
