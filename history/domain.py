@@ -81,11 +81,20 @@ class Hit(Turn):
 class SearchResults(list[Hit]):
     """A search's hits, best first. `approximate` is True when the search was cut short (its
     words are so common that some matching turns were ranked only among the newest), so the
-    order may differ from what ranking every matching turn would give."""
+    order may differ from what ranking every matching turn would give. `partial` is True when
+    some turns were not read at all: a forget was rewriting the part of the store that holds
+    them (PostgreSQL's partition of their project); the same search a little later reads them."""
 
-    def __init__(self, hits: Iterable[Hit] = (), approximate: bool = False) -> None:
+    def __init__(
+        self, hits: Iterable[Hit] = (), approximate: bool = False, partial: bool = False
+    ) -> None:
         super().__init__(hits)
         self.approximate = approximate
+        self.partial = partial
+
+    def like(self, hits: Iterable[Hit]) -> SearchResults:
+        """`hits` said of as this search's are (approximate, partial)."""
+        return SearchResults(hits, self.approximate, self.partial)
 
 
 # How much of a conversation's first question a list shows, and how many of its edited files.

@@ -326,7 +326,7 @@ class HistoryIndex:
         found = self._search(query, project, days, k, meaning)
         if not found or not self._rescan_pending():
             return found
-        return SearchResults([masked_turn(hit) for hit in found], found.approximate)
+        return found.like(masked_turn(hit) for hit in found)
 
     def _search(
         self, query: str, project: str | None, days: int | None, k: int, blend: bool | None
@@ -352,7 +352,7 @@ class HistoryIndex:
         else:
             found = self._repository.search(query_terms, scope, since, wanted + RETENTION_MARGIN)
             kept = [hit for hit in found if not policy.expired(hit.project, hit.asked_at, now)]
-            found = SearchResults(kept[:wanted], found.approximate)
+            found = found.like(kept[:wanted])
         if meaning is None:
             return found
 
@@ -364,7 +364,7 @@ class HistoryIndex:
             )
 
         hits = meaning.blended(query, found, self._repository.turns_by_row, keep, k, scope, near)
-        return SearchResults(hits, found.approximate)
+        return found.like(hits)
 
     def meaning(self, embedder: Any = None) -> Any:
         """The search by meaning of this index (history.meaning.search.MeaningSearch), made at

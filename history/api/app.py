@@ -154,6 +154,7 @@ def _search_route(guarded: APIRouter, index: HistoryIndex) -> None:
             hits=hits,
             message=message,
             approximate=found.approximate,
+            partial=found.partial,
         )
 
 

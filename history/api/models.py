@@ -153,6 +153,11 @@ class SearchOut(BaseModel):
         description="the search was cut short (every word very common): the best of the newest "
         "matching turns, which may differ from the best of all",
     )
+    partial: bool = Field(
+        default=False,
+        description="some turns were not read: a forget was rewriting the part of the database "
+        "that holds them (PostgreSQL); the same search a little later reads them all",
+    )
 
 
 class ForgetOut(BaseModel):

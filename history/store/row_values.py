@@ -57,4 +57,5 @@ def hit(row: Sequence[Any], score: float) -> Hit:
 
 
 def hits(ranked: Ranked) -> SearchResults:
-    return SearchResults((hit(row, score) for row, score in ranked.rows), ranked.approximate)
+    found = (hit(row, score) for row, score in ranked.rows)
+    return SearchResults(found, ranked.approximate, ranked.partial)

@@ -37,6 +37,7 @@ class Ranked(NamedTuple):
 
     rows: list[tuple[Any, float]]
     approximate: bool = False
+    partial: bool = False  # turns left unread (a partition being rewritten, PostgreSQL)
 
 
 class Reach(Enum):

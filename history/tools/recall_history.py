@@ -32,6 +32,11 @@ APPROXIMATE = N_(
     "error name) to search all of them."
 )
 
+PARTIAL = N_(
+    "Partial: a forget is rewriting where some turns are kept, so they were not searched; the "
+    "same search in a minute reads them all."
+)
+
 DESCRIPTION = N_(
     "Search the history of earlier coding turns in this project: what the user asked, what was "
     "answered, which files were read and edited. It covers turns that have been trimmed out of "
@@ -166,6 +171,8 @@ class RecallHistoryTool(IndexTool):
         header += kept
         if found.approximate:
             header += " " + self._(APPROXIMATE)
+        if found.partial:
+            header += " " + self._(PARTIAL)
         budget = (OUTPUT_LIMIT - len(header)) // len(hits) - 2
         now = datetime.now().astimezone()
         blocks = []

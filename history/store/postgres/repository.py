@@ -14,7 +14,7 @@ from sqlalchemy.exc import OperationalError
 
 from history.domain import NewTurn, SearchResults, Turn, UpsertCounts
 from history.store import rows
-from history.store.postgres import bulk, project_words, scrub, waiting
+from history.store.postgres import bulk, project_words, rewriting, scrub, waiting
 from history.store.postgres.search import TsvectorSearch
 from history.store.sql_repository import SqlTurnRepository
 
@@ -102,18 +102,23 @@ class PostgresTurnRepository(SqlTurnRepository):
     def search(
         self, terms: Sequence[str], project: str | None, since: datetime | None, k: int
     ) -> SearchResults:
-        """An every-project search reads every partition: one being rewritten by a forget's
-        scrub (seconds) holds it up, past the lock timeout at worst, and then it is tried
-        again."""
+        """A partition being rewritten by a forget's scrub (seconds) holds up a search that
+        reads it. An every-project search then leaves it out, and says its answer is partial
+        (rewriting.py); a search of the partition's own project waits for it, one
+        lock timeout after another."""
         if not terms:
             return SearchResults()
-        for _ in range(SEARCH_TRIES - 1):  # a search of the partition's own project waits too
+        skipping: Sequence[str] = ()
+        for _ in range(SEARCH_TRIES - 1):
             try:
-                return rows.hits(self._search.search(terms, project, since, k))
+                return rows.hits(self._search.search(terms, project, since, k, skipping))
             except OperationalError as exc:
                 if not waiting.lock_waited_out(exc):
                     raise
-        return rows.hits(self._search.search(terms, project, since, k))
+            if project is None:
+                with self._search.engine.connect() as conn:
+                    skipping = rewriting.held(conn)
+        return rows.hits(self._search.search(terms, project, since, k, skipping))
 
     def _forget(
         self, conn: Connection, session_ids: Sequence[str], project: str | None = None

@@ -36,7 +36,7 @@ from sqlalchemy import Connection, Engine, text
 
 from history.folding import strip_marks
 from history.store import search_plan
-from history.store.postgres import project_index, question_index, schema
+from history.store.postgres import project_index, question_index, rewriting, schema
 from history.store.postgres.question_index import ONCE_CEILING
 from history.store.postgres.search_bounds import (
     HEAD_CEILING,
@@ -136,12 +136,23 @@ class TsvectorSearch:
         self.counts = WordCounts()
 
     def search(
-        self, terms: Sequence[str], project: str | None, since: datetime | None, k: int
+        self,
+        terms: Sequence[str],
+        project: str | None,
+        since: datetime | None,
+        k: int,
+        skipping: Sequence[str] = (),
     ) -> Ranked:
+        """`skipping`: partitions a forget's scrub holds, left out of an every-project search
+        (rewriting.py); the answer then says it is partial."""
         # The column holds words with every mark dropped (`recall_words`); a query word keeps
         # the marks of non-Latin letters (`й`), as FTS5 does.
         terms = list(dict.fromkeys(strip_marks(term) for term in terms))
-        with self.engine.connect() as conn, _planned(conn, project):
+        with (
+            self.engine.connect() as conn,
+            _planned(conn, project),
+            rewriting.leaving_out(conn, skipping),
+        ):
             rows, frequency = self.counts.rows_and_counts(conn, terms)
             words = search_plan.Words.of(terms, frequency, max(rows, 1))
             ordered = words.ordered
@@ -172,7 +183,8 @@ class TsvectorSearch:
             ceiling = [w * RANK_CEILING for w in part.weights]
             # In one project, the project's partition only (revision 0019): a search never
             # waits for another project's partition being rewritten by a forget.
-            return search_plan.top_k(conn, best, top, k, ceiling, budget.cut_short, project)
+            found = search_plan.top_k(conn, best, top, k, ceiling, budget.cut_short, project)
+            return found._replace(partial=bool(skipping))
 
 
 @contextmanager
@@ -183,6 +195,8 @@ def _planned(conn: Connection, project: str | None) -> Iterator[None]:
     plans = EVERY_PROJECT_PLANS if project is None else ONE_PROJECT_PLANS
     if plans:
         conn.exec_driver_sql(f"SET LOCAL plan_cache_mode = {plans}")
+    if project is None:  # then it leaves out a partition being rewritten (rewriting.py)
+        conn.exec_driver_sql(f"SET LOCAL lock_timeout = {rewriting.SEARCH_WAIT_MS}")
     driver: Any = conn.connection.driver_connection
     at_once = project is None and bool(plans) and driver is not None
     kept = driver.prepare_threshold if at_once else None

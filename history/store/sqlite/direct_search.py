@@ -71,7 +71,7 @@ class Reading:
             return self._ranked(terms, scope, since, k)
         found = self._ranked(terms, scope, since, k + RETENTION_MARGIN)
         kept = [hit for hit in found if not policy.expired(hit.project, hit.asked_at, now)]
-        return SearchResults(kept[:k], found.approximate)
+        return found.like(kept[:k])
 
     def _ranked(
         self, terms: Sequence[str], scope: str | None, since: datetime | None, k: int

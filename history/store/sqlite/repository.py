@@ -49,7 +49,7 @@ class SqliteTurnRepository(SqlTurnRepository):
         if not hidden:
             return found
         kept = [hit for hit in found if not owed.hidden(hidden, hit.session_id, hit.project)]
-        return SearchResults(kept[:k], found.approximate)
+        return found.like(kept[:k])
 
     def _hidden(self) -> set[tuple[str, str | None]]:
         try:

@@ -1,0 +1,77 @@
+"""An every-project search beside a partition being rewritten: the other partitions answer.
+
+A forget's scrub rewrites each partition that held forgotten rows, holding it ACCESS EXCLUSIVE
+for the seconds its copy takes (scrub.py; at a million turns, tens of seconds for a large
+project's). An every-project search reads every partition, so it would wait for the whole
+rewrite. Instead it waits at most SEARCH_WAIT_MS; then it asks which partitions a rewrite holds
+(or queues for) and searches the others: each of its statements reads, where it said
+`FROM turns`, the union of the partitions left, and its answer says it is partial (the turns
+of the partitions held are not in it). A one-project search reads its own partition only:
+it waits for that partition's rewrite (repository.py), as its answer is in nowhere else.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from sqlalchemy import Connection, event, text
+
+from history.store.postgres import schema
+
+# How long an every-project search waits for a partition before it leaves the partition out.
+SEARCH_WAIT_MS = 1_000
+
+_HELD = text(
+    "SELECT DISTINCT c.relname FROM pg_locks l"
+    f" JOIN ({schema.PARTITIONS}) t ON t.relid = l.relation"
+    " JOIN pg_class c ON c.oid = t.relid"
+    " WHERE l.mode = 'AccessExclusiveLock' AND l.pid <> pg_backend_pid()"
+    " AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+    " ORDER BY c.relname"
+)
+_FROM_TURNS = re.compile(r"\bFROM turns\b")
+
+
+def held(conn: Connection) -> tuple[str, ...]:
+    """The partitions another session holds or waits to hold exclusively (a rewrite)."""
+    return tuple(conn.execute(_HELD).scalars())
+
+
+def without(statement: str, partitions: Sequence[str]) -> str:
+    """`statement` reading the union of `partitions` wherever it read `turns`."""
+    union = " UNION ALL ".join(f"SELECT * FROM {name}" for name in partitions)
+    # Every partition held: the partitioned table alone, which holds no row.
+    union = union or "SELECT * FROM ONLY turns"
+    return _FROM_TURNS.sub(f"FROM ({union}) AS turns", statement)
+
+
+@contextmanager
+def leaving_out(conn: Connection, skipped: Sequence[str]) -> Iterator[None]:
+    """For the length of the block, `conn`'s statements read every partition of `turns` but
+    `skipped` (none left out when `skipped` is empty). Nothing is prepared meanwhile: each
+    statement names the partitions of this moment."""
+    if not skipped:
+        yield
+        return
+    every = conn.execute(
+        text(f"SELECT c.relname FROM ({schema.PARTITIONS}) t JOIN pg_class c ON c.oid = t.relid")
+    ).scalars()
+    left = sorted(set(every) - set(skipped))
+
+    def rewrite(
+        _conn: Any, _cursor: Any, statement: str, parameters: Any, _context: Any, _many: bool
+    ) -> tuple[str, Any]:
+        return without(statement, left), parameters
+
+    driver: Any = conn.connection.driver_connection
+    kept = driver.prepare_threshold
+    driver.prepare_threshold = None
+    event.listen(conn, "before_cursor_execute", rewrite, retval=True)
+    try:
+        yield
+    finally:
+        event.remove(conn, "before_cursor_execute", rewrite)
+        driver.prepare_threshold = kept
