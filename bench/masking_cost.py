@@ -34,7 +34,8 @@ _MASK = "UPDATE turns SET answered = answered || ' [masked]' WHERE id = ?"
 def masking_ms(database: Path, ids: list[int], secure_delete: bool) -> tuple[list[float], int]:
     """Each turn's masking transaction in ms, and the median turn's characters."""
     conn: sqlite3.Connection = sqlite_driver().connect(str(database), isolation_level=None)
-    set_up(conn, busy_timeout_ms=5_000)
+    # As the re-scan's writer: its commits never copy the WAL back (the upkeep does, apart).
+    set_up(conn, busy_timeout_ms=5_000, wal_autocheckpoint_pages=0)
     conn.execute(fts.secure_delete_statement(on=secure_delete))
     held: list[float] = []
     chars: list[int] = []
