@@ -7,8 +7,10 @@ rewrite (at a million turns one waited 24 s; past 24 lock timeouts it failed). I
 one lock timeout at most, SEARCH_WAIT_MS; then it asks which partitions a rewrite holds (or
 queues for) and searches the others: each of its statements reads, where it said
 `FROM turns`, the union of the partitions left, and its answer says it is partial (the turns
-of the partitions held are not in it). A one-project search reads its own partition only:
-it waits for that partition's rewrite (repository.py), as its answer is in nowhere else.
+of the partitions held are not in it). A one-project search reads its own partition only, so
+only that one's rewrite holds it up, for as long; then it reads the others, which hold none of
+the project's turns: it finds nothing, and says why (rather than wait, at a million turns, tens
+of seconds, and fail after 24 lock timeouts).
 """
 
 from __future__ import annotations

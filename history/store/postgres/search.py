@@ -143,8 +143,8 @@ class TsvectorSearch:
         k: int,
         skipping: Sequence[str] = (),
     ) -> Ranked:
-        """`skipping`: partitions a forget's scrub holds, left out of an every-project search
-        (rewriting.py); the answer then says it is partial."""
+        """`skipping`: partitions a forget's scrub holds, left out (rewriting.py); the answer
+        then says it is partial."""
         # The column holds words with every mark dropped (`recall_words`); a query word keeps
         # the marks of non-Latin letters (`й`), as FTS5 does.
         terms = list(dict.fromkeys(strip_marks(term) for term in terms))
@@ -195,8 +195,8 @@ def _planned(conn: Connection, project: str | None) -> Iterator[None]:
     plans = EVERY_PROJECT_PLANS if project is None else ONE_PROJECT_PLANS
     if plans:
         conn.exec_driver_sql(f"SET LOCAL plan_cache_mode = {plans}")
-    if project is None:  # then it leaves out a partition being rewritten (rewriting.py)
-        conn.exec_driver_sql(f"SET LOCAL lock_timeout = {rewriting.SEARCH_WAIT_MS}")
+    # Then it leaves out a partition being rewritten (rewriting.py).
+    conn.exec_driver_sql(f"SET LOCAL lock_timeout = {rewriting.SEARCH_WAIT_MS}")
     driver: Any = conn.connection.driver_connection
     at_once = project is None and bool(plans) and driver is not None
     kept = driver.prepare_threshold if at_once else None

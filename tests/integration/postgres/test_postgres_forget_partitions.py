@@ -123,6 +123,14 @@ def test_an_every_project_search_leaves_out_a_partition_being_rewritten_and_says
             assert time.monotonic() - started < 4.0  # one wait of SEARCH_WAIT_MS, not the rewrite
             assert found.partial and not found.approximate
             assert {hit.project for hit in found} == everywhere - beside
+        # In one project: its own partition held, nothing, partially; another's, all of it.
+        started = time.monotonic()
+        found = index.search("project 3 built", project="/work/project-3", k=50)
+        assert time.monotonic() - started < 4.0
+        assert found == [] and found.partial
+        other = next(iter(everywhere - beside))
+        found = index.search("project 3 built", project=other, k=50)
+        assert found and not found.partial and {hit.project for hit in found} == {other}
         told = RecallHistoryTool(index, "/work/project-5").run("project 3 built", everywhere=True)
         assert PARTIAL in told.splitlines()[0]
         with TestClient(create_app(index), base_url=LOOPBACK) as client:
