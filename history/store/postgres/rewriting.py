@@ -41,6 +41,7 @@ _HELD = text(
     " AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())"
     " ORDER BY c.relname"
 )
+_EVERY_PARTITION = text(schema.PARTITION_NAMES)
 _FROM_TURNS = re.compile(r"\bFROM turns\b")
 
 
@@ -60,15 +61,13 @@ def without(statement: str, partitions: Sequence[str]) -> str:
 @contextmanager
 def leaving_out(conn: Connection, skipped: Sequence[str]) -> Iterator[None]:
     """For the length of the block, `conn`'s statements read every partition of `turns` but
-    `skipped` (none left out when `skipped` is empty). Each such statement is prepared as any
-    every-project one is (search.py): a search beside the same rewrite runs its plan again."""
+    `skipped` (none left out when `skipped` is empty). They are prepared as the search's others
+    are (search.py): an every-project search beside the same rewrite runs its plan again."""
     if not skipped:
         yield
         return
-    every = conn.execute(
-        text(f"SELECT c.relname FROM ({schema.PARTITIONS}) t JOIN pg_class c ON c.oid = t.relid")
-    ).scalars()
-    left = sorted(set(every) - set(skipped))
+    every = conn.execute(_EVERY_PARTITION).scalars()
+    left = [name for name in every if name not in skipped]
 
     def rewrite(
         _conn: Any, _cursor: Any, statement: str, parameters: Any, _context: Any, _many: bool

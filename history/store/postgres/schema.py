@@ -60,6 +60,9 @@ def index_statement() -> str:
 # From the catalog, taking no lock: pg_partition_tree() would lock every partition, and wait
 # for one being rewritten.
 PARTITIONS = "SELECT inhrelid AS relid FROM pg_inherits WHERE inhparent = 'turns'::regclass"
+PARTITION_NAMES = (
+    f"SELECT c.relname FROM ({PARTITIONS}) t JOIN pg_class c ON c.oid = t.relid ORDER BY c.relname"
+)
 ESTIMATED_ROWS = (
     "SELECT coalesce(sum(greatest(c.reltuples, coalesce(s.n_live_tup, 0), 0)), 0)::bigint"
     f" FROM ({PARTITIONS}) t JOIN pg_class c ON c.oid = t.relid"

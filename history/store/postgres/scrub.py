@@ -66,10 +66,7 @@ _NOTED = text(
     "SELECT partition, since_xid FROM scrub_partitions"
     f" ORDER BY partition IN ({_BESIDE_LIST}), partition"
 )
-_EVERY_PARTITION = text(
-    f"SELECT c.relname FROM ({schema.PARTITIONS}) t JOIN pg_class c ON c.oid = t.relid"
-    " ORDER BY c.relname"
-)
+_EVERY_PARTITION = text(schema.PARTITION_NAMES)
 _NOTE_EVERY = text(
     "INSERT INTO scrub_partitions AS s (partition, since_xid)"
     f" SELECT c.relname, pg_current_xact_id()::text FROM ({schema.PARTITIONS}) t"

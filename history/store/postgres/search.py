@@ -193,10 +193,10 @@ def _planned(conn: Connection, project: str | None) -> Iterator[None]:
     search ends with a COMMIT: psycopg forgets every statement it prepared on a ROLLBACK (which
     is how the pool would end it), and with them their plans."""
     plans = EVERY_PROJECT_PLANS if project is None else ONE_PROJECT_PLANS
-    if plans:
-        conn.exec_driver_sql(f"SET LOCAL plan_cache_mode = {plans}")
-    # Then it leaves out a partition being rewritten (rewriting.py).
-    conn.exec_driver_sql(f"SET LOCAL lock_timeout = {rewriting.SEARCH_WAIT_MS}")
+    # How long a statement waits for a partition being rewritten before the search leaves it
+    # out (rewriting.py); in the same round trip as the plans.
+    waits = f"SET LOCAL lock_timeout = {rewriting.SEARCH_WAIT_MS}"
+    conn.exec_driver_sql(f"SET LOCAL plan_cache_mode = {plans}; {waits}" if plans else waits)
     driver: Any = conn.connection.driver_connection
     at_once = project is None and bool(plans) and driver is not None
     kept = driver.prepare_threshold if at_once else None
