@@ -3,6 +3,7 @@ from __future__ import annotations
 import atexit
 import gc
 import os
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -57,6 +58,17 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 # workers hold back each other's scrubs for as long as their transactions last. Told apart by
 # their ids, the only thing the scheduler sees: every PostgreSQL test names it (its module, its
 # name or its `postgresql` parameter).
+def uses_postgres(nodeid: str) -> bool:
+    """A PostgreSQL test, by its id: not one whose parameter is a text that names it (a URL
+    to redact, a secret's kind), nor a unit test (no database)."""
+    if nodeid.startswith("tests/unit/"):
+        return False
+    name, _, parameters = nodeid.partition("[")
+    return "postgres" in name or bool(
+        {"postgres", "postgresql"} & set(re.split(r"[-\]]", parameters))
+    )
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     if config.getvalue("dist") != "loadgroup":
@@ -65,7 +77,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
     class PostgresTogether(LoadGroupScheduling):  # type: ignore[misc]
         def _split_scope(self, nodeid: str) -> str:
-            return "postgresql" if "postgres" in nodeid else nodeid
+            return "postgresql" if uses_postgres(nodeid) else nodeid
 
     return PostgresTogether(config, log)
 
@@ -89,7 +101,7 @@ def pytest_configure_node(node: Any) -> None:
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
     global _yielding
-    if _yielding or "postgres" in item.nodeid:
+    if _yielding or uses_postgres(item.nodeid):
         return
     if getattr(item.config, "workerinput", {}).get("recall_postgres_together"):
         os.nice(YIELDING_NICENESS)

@@ -194,25 +194,28 @@ def test_a_hostile_text_redacted_stays_so(text: str) -> None:
 def test_hostile_megabyte_is_redacted_quickly(text: str) -> None:
     # Each pattern is compiled the first time a text could match it, once per process, and a
     # rule's decisions warm caches of their own: costs of start-up, which bench/startup.py
-    # measures. A first pass pays them; the second is the scan, whose worst case is bounded here.
+    # measures. The patterns are compiled first, here; the scan's worst case is bounded below.
     for rule in RULES:
         for pattern in rule.patterns:
             assert pattern.compiled.pattern == pattern.pattern
-    once = redact(text)
     # CPU time of this thread: neither other work on the machine nor another thread of the
     # process (an index's upkeep left by an earlier test) counts against it.
     fastest = 9.0
+    once: str | None = None
     gc.collect()
     gc.freeze()  # the suite's own objects: a collection would walk them, not redaction's
     try:
-        # Another try only where the last was slow: a single try on this 2-core VM moves with
-        # the load, so the least of five is the scan's cost. The slowest (dense-account-keys,
-        # spoken-cjk, every-rule) took 0.05-0.10 s at best and up to 0.13 s a try on this host
-        # shared with other work (bench/RESULTS.md, redaction of long texts).
+        # Another try only where the last was slow (the first pays the rules' caches too): a
+        # single try on this 2-core VM moves with the load, so the least of five is the scan's
+        # cost. The slowest (dense-account-keys, spoken-cjk, every-rule) took 0.05-0.10 s at
+        # best and up to 0.13 s a try on this host shared with other work (bench/RESULTS.md,
+        # redaction of long texts).
         for _ in range(5):
             started = time.thread_time()
-            assert redact(text) == once
+            masked = redact(text)
             fastest = min(fastest, time.thread_time() - started)
+            assert once is None or masked == once
+            once = masked
             if fastest <= 0.2:
                 break
     finally:
