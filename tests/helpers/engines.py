@@ -28,14 +28,12 @@ def searches_engine_of(index: HistoryIndex) -> Engine:
 def unmigrated(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
     """An engine on a database no revision has touched, `request.param` its backend ("sqlite"
     or "postgresql"): for the tests that run one revision up and down with rows."""
-    from history.store import migrations
     from history.store.postgres import engine as pg_engine
     from history.store.sqlite import engine as sqlite_db
 
     if request.param == "sqlite":
         made = sqlite_db.create_sqlite_engine(sqlite_db.database_url(tmp_path / "history.db"))
     else:
-        made = pg_engine.create_postgres_engine(request.getfixturevalue("fresh_postgres_url"))
-        migrations.downgrade(made, "base")
+        made = pg_engine.create_postgres_engine(request.getfixturevalue("empty_postgres_url"))
     yield made
     made.dispose()

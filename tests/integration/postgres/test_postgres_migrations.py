@@ -21,9 +21,8 @@ from history.store.postgres import project_index, question_index, schema
 
 
 @pytest.fixture
-def engine(fresh_postgres_url: str) -> Iterator[Engine]:
-    made = pg_engine.create_postgres_engine(fresh_postgres_url)
-    migrations.downgrade(made, "base")
+def engine(empty_postgres_url: str) -> Iterator[Engine]:
+    made = pg_engine.create_postgres_engine(empty_postgres_url)
     yield made
     made.dispose()
 
