@@ -46,6 +46,13 @@ def migrated_copy(path: Path, *, full_text: bool = True) -> Path:
     return path
 
 
+def new_index(path: Path) -> HistoryIndex:
+    """A new index at `path` (its folder made), opened: what a first `HistoryIndex.open` makes
+    there, copied rather than migrated (for the tests that do not test the making)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return HistoryIndex.open(migrated_copy(path))
+
+
 _built: dict[str, Path] = {}
 
 

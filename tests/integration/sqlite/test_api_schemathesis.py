@@ -17,8 +17,8 @@ import schemathesis
 from hypothesis import HealthCheck, given, settings
 from schemathesis import Case, GenerationMode
 
-from history import HistoryIndex
 from history.api import create_app
+from tests.helpers.templates import new_index
 
 OPERATIONS = [
     ("POST", "/api/code/turns"),
@@ -49,7 +49,7 @@ def test_no_5xx_and_every_response_matches_the_schema(
 ) -> None:
     if mode is GenerationMode.NEGATIVE and (method, path) in NOTHING_INVALID_TO_SEND:
         pytest.skip(NOTHING_INVALID_TO_SEND[method, path])
-    index = HistoryIndex.open(tmp_path / "history.db")
+    index = new_index(tmp_path / "history.db")
     index.record(
         turn_id="t1",
         session_id="conv-1",

@@ -14,6 +14,7 @@ import pytest
 from history import HistoryIndex
 from history.cli import main
 from tests.helpers.engines import engine_of
+from tests.helpers.templates import new_index
 
 RECALL = Path(sys.executable).parent / "recall"
 
@@ -21,7 +22,7 @@ RECALL = Path(sys.executable).parent / "recall"
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
     home = tmp_path / "home"
-    index = HistoryIndex.open(home / "history.db")
+    index = new_index(home / "history.db")
     now = datetime.now(UTC)
     for turn_id, session, project, asked, age in [
         ("t1", "conv-1", "/work/shop", "How should the login function hash passwords?", 3),

@@ -19,12 +19,12 @@ from pathlib import Path
 
 import pytest
 
-from history import HistoryIndex
 from history.cli import argparse_words
 from history.i18n import translator
 from tests.helpers import catalogues
 from tests.helpers.cli_runs import recall
 from tests.helpers.paths import IMPORTERS
+from tests.helpers.templates import new_index
 
 RECALL = Path(sys.executable).parent / "recall"
 LOCALE_VARIABLES = ("RECALL_LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE")
@@ -34,7 +34,7 @@ PERCENT_FIELD = re.compile(r"%(?:\(\w+\))?[sr]")
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
     home = tmp_path / "home"
-    index = HistoryIndex.open(home / "history.db")
+    index = new_index(home / "history.db")
     for n in range(3):
         index.record(
             turn_id=f"t{n}",

@@ -17,6 +17,7 @@ from history.cli import main
 from history.limits import MAX_QUERY_CHARS
 from history.query import MAX_QUERY_WORDS
 from history.tools.recall_history import RecallHistoryTool
+from tests.helpers.templates import new_index
 
 PROJECT = "/work/shop"
 # More distinct words than the search takes: the last one is the only one that matches.
@@ -26,7 +27,7 @@ LONG = " ".join(f"filler{n}" for n in range(MAX_QUERY_WORDS)) + " compaction thr
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
     home = tmp_path / "home"
-    index = HistoryIndex.open(home / "history.db")
+    index = new_index(home / "history.db")
     for turn_id, asked in [
         ("t1", "How should the login function do its password hashing?"),
         ("t2", "Lower the compaction threshold of the context"),

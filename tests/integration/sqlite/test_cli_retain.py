@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from history import HistoryIndex
 from history.cli import main
 from tests.helpers.cli_runs import recall
+from tests.helpers.templates import new_index
 
 
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
     home = tmp_path / "home"
-    index = HistoryIndex.open(home / "history.db")
+    index = new_index(home / "history.db")
     now = datetime.now(UTC)
     for turn_id, project, age in [
         ("shop-new", "/work/shop", 3),

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from history import HistoryIndex
 from history.cli import main
 from tests.helpers.cli_runs import recall as run_recall
+from tests.helpers.templates import new_index
 
 RECALL = Path(sys.executable).parent / "recall"
 NOW = datetime.now(UTC).replace(microsecond=0)
@@ -25,7 +25,7 @@ KEY = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
     home = tmp_path / "home"
-    index = HistoryIndex.open(home / "history.db")
+    index = new_index(home / "history.db")
     for n in range(4):
         index.record(
             turn_id=f"t{n}",

@@ -22,6 +22,7 @@ from history.store import rescan
 from history.store.sqlite import direct
 from history.store.sqlite.connection import set_up, sqlite_driver
 from tests.helpers.direct_turns import TOKEN, turn
+from tests.helpers.templates import new_index
 
 
 def base_turns(root: Path) -> list[Turn]:
@@ -65,7 +66,7 @@ def make_home(home: Path, root: Path) -> Path:
     home.mkdir(parents=True)
     (home / "history.id-key").write_bytes(b"k" * 32)
     (home / "history.id-key").chmod(0o600)
-    index = HistoryIndex.open(home / "history.db")
+    index = new_index(home / "history.db")
     index.record_many(base_turns(root))
     index.forget_session("s-gone")
     index.set_retention(30, str(root / "q"))

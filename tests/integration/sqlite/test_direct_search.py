@@ -22,6 +22,7 @@ from history.query import terms
 from history.store.sqlite import direct_search, fts_search
 from history.store.sqlite.connection import set_up, sqlite_driver
 from tests.helpers.direct_turns import NOW, TOKEN, turn
+from tests.helpers.templates import new_index
 
 
 def turns(root: Path) -> list[Turn]:
@@ -45,7 +46,7 @@ def make_home(home: Path, root: Path, named_retention: bool) -> Path:
     home.mkdir(parents=True)
     (home / "history.id-key").write_bytes(b"k" * 32)
     (home / "history.id-key").chmod(0o600)
-    opened = HistoryIndex.open(home / "history.db")
+    opened = new_index(home / "history.db")
     opened.record_many(turns(root))
     opened.forget_session("s-gone")
     opened.set_retention(1000)

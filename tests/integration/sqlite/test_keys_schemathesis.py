@@ -13,9 +13,9 @@ import schemathesis
 from hypothesis import HealthCheck, given, settings
 from schemathesis import Case, GenerationMode
 
-from history import HistoryIndex
 from history.access import LOCAL_ACTOR, Right
 from history.api import create_app
+from tests.helpers.templates import new_index
 
 # `/api/code/files` is left out as in tests/integration/sqlite/test_api_schemathesis.py: its
 # 400 for a relative path without `project` is not in its schema;
@@ -44,7 +44,7 @@ KINDS = {
 def test_keys_of_each_kind_get_only_documented_answers_and_only_their_rights(
     tmp_path: Path, kind: str
 ) -> None:
-    index = HistoryIndex.open(tmp_path / "history.db")
+    index = new_index(tmp_path / "history.db")
     index.record(turn_id="t1", session_id="c1", project="/w/shop", asked="login?", answered="ok")
     (cursor,) = [c.cursor for c in index.conversations()]
     schema = schemathesis.openapi.from_asgi("/openapi.json", create_app(index))

@@ -22,6 +22,7 @@ from history.api import create_app
 from history.api.origin_guard import split_host
 from tests.helpers.loopback import LOOPBACK
 from tests.helpers.routes import TURN, every_route
+from tests.helpers.templates import new_index
 
 TOKEN = "s3cret-guard"
 REBOUND = ["evil.example.com", "attacker.test:8765", "127.0.0.1.nip.io", "0.0.0.0", "0.0.0.0:80"]
@@ -31,7 +32,7 @@ MALFORMED = ["", "127.0.0.1:http", "::1", "[::1", "127.0.0.1:99999999", "a b"]
 
 @pytest.fixture
 def index(tmp_path: Path) -> Iterator[HistoryIndex]:
-    opened = HistoryIndex.open(tmp_path / "history.db")
+    opened = new_index(tmp_path / "history.db")
     opened.record(**TURN)
     yield opened
     opened.close()

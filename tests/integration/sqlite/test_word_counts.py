@@ -20,6 +20,7 @@ from history.query import stem
 from history.store.sqlite import best_turns, fts_search, rank_extension, word_counts
 from tests.helpers.engines import engine_of
 from tests.helpers.oracle import assert_top_k, exhaustive
+from tests.helpers.templates import new_index
 
 pytestmark = pytest.mark.skipif(
     rank_extension.library_path() is None, reason="recall_best_turns is not compiled here"
@@ -53,7 +54,7 @@ def record(index: HistoryIndex, n: int, rng: random.Random) -> None:
 
 @pytest.fixture
 def index(tmp_path: Path) -> HistoryIndex:
-    index = HistoryIndex.open(tmp_path / "history.db")
+    index = new_index(tmp_path / "history.db")
     rng = random.Random(7)
     for n in range(150):
         record(index, n, rng)
