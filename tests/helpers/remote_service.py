@@ -19,6 +19,7 @@ from typing import Any
 from history import HistoryIndex
 from tests.helpers.ports import free_port
 from tests.helpers.serving import Server, recall_serve
+from tests.helpers.templates import migrated_copy
 
 TOKEN = "team-token-for-tests"
 HOOK = [sys.executable, "-m", "history.cli", "hook", "claude-code"]
@@ -35,6 +36,10 @@ class Service:
 
     def start(self) -> None:
         assert self._running is None
+        database = self.home / "history.db"
+        if not database.exists():  # a new team's database: copied at head, not migrated
+            database.parent.mkdir(parents=True, exist_ok=True)
+            migrated_copy(database)
         stack = ExitStack()
         env = {"RECALL_TOKEN": TOKEN}
         self.server = stack.enter_context(
