@@ -89,6 +89,8 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 # PostgreSQL test; the chain's worker only once the chain is done. Measured: the chain 248 s and
 # the run 290 s in one run; in clean-clone CI 314 s against 317 s the same day, within this
 # host's noise. (Priority can only be lowered, and by anyone; the timing tests run alone, after.)
+# Since the chain's tests open faster (tests/helpers/postgres.py: 138 s alone) it takes ~224 s of
+# a ~255 s run, and the run is bound by the CPU of all the tests: ~470 CPU-seconds on 2 cores.
 YIELDING_NICENESS = 10
 _yielding = False
 
