@@ -148,9 +148,10 @@ END $$
 """
 
 
-# The row the template's first open wrote (the secret rules its turns follow: none, so the
-# current ones), put back: without it each test's open would find the rules unknown, look for a
-# turn across every partition and write it again (~15 ms of the server's a test).
+# The row the template's first open wrote, put back: which version of the secret rules the stored
+# turns follow (a database that held no turn follows the current one). Without it each test's
+# open would find the version unknown, look for a turn across every partition and write the row
+# again (~15 ms of the server's a test).
 RULES_FOLLOWED = (
     "INSERT INTO retention_settings (project, keep_days, set_at)"
     " VALUES (%s, %s, now() AT TIME ZONE 'utc') ON CONFLICT DO NOTHING"
