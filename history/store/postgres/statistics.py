@@ -16,6 +16,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Sequence
+from typing import Any
 
 from sqlalchemy import Connection, TextClause, text
 from sqlalchemy.exc import OperationalError
@@ -29,8 +30,16 @@ _ESTIMATED_ROWS = text(schema.ESTIMATED_ROWS)
 _COUNT_ROWS = text("SELECT count(*) FROM turns")
 COUNT_LOCK_TIMEOUT_MS = 100
 LOCK_NOT_AVAILABLE = "55P03"
-_LOCK_TIMEOUT = text("SELECT current_setting('lock_timeout')")
-_SET_LOCK_TIMEOUT = text("SELECT set_config('lock_timeout', :value, true)")
+_SETTINGS = text("SELECT current_setting('lock_timeout'), current_setting('plan_cache_mode')")
+_SET = text(
+    "SELECT set_config('lock_timeout', :lock_timeout, true),"
+    " set_config('plan_cache_mode', :plans, true)"
+)
+# A count reads every partition (it names no project): planned for its word, as a one-project
+# search plans its own statements, it was planned over all 64 partitions at each word (6-14 ms
+# at 1M, as long as the search's other statements together). It runs the plan its connection
+# made for the first word instead, as an every-project search's statements do (search.py).
+COUNT_PLANS = "force_generic_plan"
 
 # A word's turns are those holding it outside the work (weight D, with the project's tag), as on
 # SQLite (history/store/sqlite/fts5_rank.c): a word common in code keeps its weight in the
@@ -127,16 +136,23 @@ def _count(conn: Connection, word: str) -> int | None:
 def _quickly(conn: Connection, statement: TextClause, params: dict[str, str]) -> int | None:
     """The count, or None when a partition being rewritten (scrub.py) holds it up longer than
     COUNT_LOCK_TIMEOUT_MS: the search goes on with an estimate, not after the rewrite."""
-    previous = conn.execute(_LOCK_TIMEOUT).scalar_one()
+    lock_timeout, plans = conn.execute(_SETTINGS).one()
+    driver: Any = conn.connection.driver_connection
+    threshold = getattr(driver, "prepare_threshold", None)
     try:
         with conn.begin_nested():
-            conn.execute(_SET_LOCK_TIMEOUT, {"value": f"{COUNT_LOCK_TIMEOUT_MS}ms"})
+            conn.execute(_SET, {"lock_timeout": f"{COUNT_LOCK_TIMEOUT_MS}ms", "plans": COUNT_PLANS})
+            if threshold is not None:
+                driver.prepare_threshold = 0  # prepared at its first run: its plan is kept
             counted = int(conn.execute(statement, params).scalar_one())
-            conn.execute(_SET_LOCK_TIMEOUT, {"value": previous})
+            conn.execute(_SET, {"lock_timeout": lock_timeout, "plans": plans})
     except OperationalError as exc:
         if getattr(exc.orig, "sqlstate", None) != LOCK_NOT_AVAILABLE:
             raise
         return None
+    finally:
+        if threshold is not None:
+            driver.prepare_threshold = threshold
     return counted
 
 
