@@ -3,7 +3,11 @@ handing it out, so a restarted server costs one failed call, not a broken proces
 
 from __future__ import annotations
 
-from sqlalchemy import Engine, create_engine
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from sqlalchemy import Connection, Engine, create_engine
 from sqlalchemy.engine import make_url
 
 # How long connecting may take before a write gives up (the caller logs and goes on).
@@ -56,6 +60,24 @@ def create_postgres_engine(url: str, lock_timeout_ms: int = LOCK_TIMEOUT_MS) -> 
             "options": f"-c lock_timeout={int(lock_timeout_ms)} {SESSION_SETTINGS}",
         },
     )
+
+
+@contextmanager
+def prepared_at_first_run(conn: Connection) -> Iterator[None]:
+    """Within the block, psycopg prepares each statement on `conn` at its first run (its default
+    is the fifth): under a generic plan mode, the plan the server makes then is kept for the
+    statement's next runs on that connection (planning over 64 partitions costs as much as
+    running the statement)."""
+    driver: Any = conn.connection.driver_connection
+    if driver is None:
+        yield
+        return
+    kept = driver.prepare_threshold
+    driver.prepare_threshold = 0
+    try:
+        yield
+    finally:
+        driver.prepare_threshold = kept
 
 
 def display_url(url: str) -> str:

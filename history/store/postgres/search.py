@@ -28,7 +28,7 @@ from __future__ import annotations
 import heapq
 import itertools
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
@@ -37,6 +37,7 @@ from sqlalchemy import Connection, Engine, text
 from history.folding import strip_marks
 from history.store import search_plan
 from history.store.postgres import project_index, question_index, rewriting, schema
+from history.store.postgres.engine import prepared_at_first_run
 from history.store.postgres.question_index import ONCE_CEILING
 from history.store.postgres.search_bounds import (
     HEAD_CEILING,
@@ -197,16 +198,8 @@ def _planned(conn: Connection, project: str | None) -> Iterator[None]:
     # out (rewriting.py); in the same round trip as the plans.
     waits = f"SET LOCAL lock_timeout = {rewriting.SEARCH_WAIT_MS}"
     conn.exec_driver_sql(f"SET LOCAL plan_cache_mode = {plans}; {waits}" if plans else waits)
-    driver: Any = conn.connection.driver_connection
-    at_once = project is None and bool(plans) and driver is not None
-    kept = driver.prepare_threshold if at_once else None
-    if at_once:
-        driver.prepare_threshold = 0
-    try:
+    with prepared_at_first_run(conn) if project is None and plans else nullcontext():
         yield
-    finally:
-        if at_once:
-            driver.prepare_threshold = kept
     conn.commit()
 
 

@@ -16,12 +16,12 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Sequence
-from typing import Any
 
 from sqlalchemy import Connection, TextClause, text
 from sqlalchemy.exc import OperationalError
 
 from history.store.postgres import project_words, question_index, schema
+from history.store.postgres.engine import prepared_at_first_run
 
 CACHE_FROM_ROWS = 20_000
 SIZE_SECONDS = 2.0
@@ -137,22 +137,15 @@ def _quickly(conn: Connection, statement: TextClause, params: dict[str, str]) ->
     """The count, or None when a partition being rewritten (scrub.py) holds it up longer than
     COUNT_LOCK_TIMEOUT_MS: the search goes on with an estimate, not after the rewrite."""
     lock_timeout, plans = conn.execute(_SETTINGS).one()
-    driver: Any = conn.connection.driver_connection
-    threshold = getattr(driver, "prepare_threshold", None)
     try:
-        with conn.begin_nested():
+        with conn.begin_nested(), prepared_at_first_run(conn):
             conn.execute(_SET, {"lock_timeout": f"{COUNT_LOCK_TIMEOUT_MS}ms", "plans": COUNT_PLANS})
-            if threshold is not None:
-                driver.prepare_threshold = 0  # prepared at its first run: its plan is kept
             counted = int(conn.execute(statement, params).scalar_one())
             conn.execute(_SET, {"lock_timeout": lock_timeout, "plans": plans})
     except OperationalError as exc:
         if getattr(exc.orig, "sqlstate", None) != LOCK_NOT_AVAILABLE:
             raise
         return None
-    finally:
-        if threshold is not None:
-            driver.prepare_threshold = threshold
     return counted
 
 
