@@ -38,7 +38,6 @@ class Service:
         assert self._running is None
         database = self.home / "history.db"
         if not database.exists():  # a new team's database: copied at head, not migrated
-            database.parent.mkdir(parents=True, exist_ok=True)
             migrated_copy(database)
         stack = ExitStack()
         env = {"RECALL_TOKEN": TOKEN}

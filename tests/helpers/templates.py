@@ -41,15 +41,16 @@ def _template(full_text: bool) -> Path:
 
 
 def migrated_copy(path: Path, *, full_text: bool = True) -> Path:
-    """`path` becomes a new, empty database at head (the LIKE fallback's without full text)."""
+    """`path` becomes a new, empty database at head (the LIKE fallback's without full text),
+    its folder made if need be."""
+    path.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(_template(full_text), path)
     return path
 
 
 def new_index(path: Path) -> HistoryIndex:
-    """A new index at `path` (its folder made), opened: what a first `HistoryIndex.open` makes
-    there, copied rather than migrated (for the tests that do not test the making)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """A new index at `path`, opened: what a first `HistoryIndex.open` makes there, copied
+    rather than migrated (for the tests that do not test the making)."""
     return HistoryIndex.open(migrated_copy(path))
 
 
