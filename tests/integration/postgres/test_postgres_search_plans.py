@@ -6,6 +6,7 @@ on which psycopg deallocates every statement it prepared."""
 
 from __future__ import annotations
 
+import threading
 import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -169,3 +170,51 @@ def test_records_and_one_project_searches_beside_a_partition_being_rewritten(
             assert index.search("login token", project="/p2")
             assert said == "new" and time.monotonic() - started < 0.9
         rewriting.rollback()
+
+
+def _held_by_the_pool(index: HistoryIndex) -> tuple[set[int], list[int]]:
+    """Every connection the search pool keeps, held at once: their server processes, and how
+    many ranking statements each holds prepared."""
+    searches = searches_engine_of(index)
+    held = [searches.connect() for _ in range(searches.pool.size())]  # type: ignore[attr-defined]
+    try:
+        pids = {conn.execute(text("SELECT pg_backend_pid()")).scalar_one() for conn in held}
+        ready = [len(conn.execute(PREPARED).all()) for conn in held]
+        for conn in held:
+            conn.commit()
+    finally:
+        for conn in held:
+            conn.close()
+    return pids, ready
+
+
+def test_a_service_readies_its_searches_on_every_connection_its_pool_keeps(
+    index: HistoryIndex,
+) -> None:
+    """`recall serve` at start: its first searches run plans already made (a new connection's
+    first every-project search planned each statement over 64 partitions: p95 60-68 ms at 1M
+    where a warm one answers in 35-39; bench/RESULTS.md)."""
+    one_connection(index)
+    from starlette.testclient import TestClient
+
+    from history.api.app import create_app
+    from history.api.server import _closing_on_shutdown
+
+    with TestClient(_closing_on_shutdown(create_app(index), index)):
+        for thread in threading.enumerate():
+            if thread.name == "recall-warm-searches":
+                thread.join(60)
+        pids, ready = _held_by_the_pool(index)
+    assert len(pids) == 5, "the pool kept its five connections"
+    assert all(ready), f"ranking statements prepared on each connection: {ready}"
+
+
+def test_searches_without_a_warm_up_leave_the_pool_s_other_connections_cold(
+    index: HistoryIndex,
+) -> None:
+    """What the warm-up is for: searches one at a time run on one connection of the pool."""
+    one_connection(index)
+    for words in ("login token", "cache retry"):
+        index.search(words, k=3)
+    _, ready = _held_by_the_pool(index)
+    assert sorted(ready)[:4] == [0, 0, 0, 0]
