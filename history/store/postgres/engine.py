@@ -52,6 +52,10 @@ def create_postgres_engine(url: str, lock_timeout_ms: int = LOCK_TIMEOUT_MS) -> 
         # Bound values are turn text: never in an exception message or a log line.
         hide_parameters=True,
         pool_pre_ping=True,
+        # The connection used last is handed out first: one after another, searches run on one
+        # connection, which has planned their kinds of statement before (search.py); taken in
+        # turn, each of the pool's connections would plan every kind anew.
+        pool_use_lifo=True,
         pool_size=5,
         max_overflow=10,
         connect_args={

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
@@ -36,7 +36,7 @@ from sqlalchemy import Connection, Engine, text
 
 from history.folding import strip_marks
 from history.store import search_plan
-from history.store.postgres import project_index, question_index, rewriting, schema
+from history.store.postgres import project_index, question_index, rewriting, schema, word_texts
 from history.store.postgres.engine import prepared_at_first_run
 from history.store.postgres.question_index import ONCE_CEILING
 from history.store.postgres.search_bounds import (
@@ -47,6 +47,7 @@ from history.store.postgres.search_bounds import (
 )
 from history.store.postgres.search_scope import Budget, Scope
 from history.store.postgres.statistics import WordCounts
+from history.store.postgres.word_texts import WordTexts, both, either, negated
 from history.store.rows import Ranked
 from history.store.search_plan import Reach, Window
 
@@ -75,9 +76,13 @@ REPEATS_SHARE_OF_BUDGET = 0.5
 # at 1M turns (bench/RESULTS.md), as much as running it, and a search runs a few. Every statement
 # of an every-project search is prepared on its first run (psycopg's default is the fifth), and
 # runs the plan its connection made the first time for the same SQL (a generic plan: the same
-# scans of every partition's index, whatever the words). A one-project search is planned for its
-# values: the planner keeps its project's partition only, so it never waits for another
-# partition being rewritten by a forget (a generic plan would lock every partition it names).
+# scans of every partition's index, whatever the words). The words' tsqueries are values, not
+# SQL (word_texts.py), so the SQL differs only by the number of words and the indexes a part
+# asks: at 1M, 300 searches ran 37 kinds of statement (90 with each arrangement of words a
+# statement of its own, whose first runs set the every-project p95). A one-project search is
+# planned for its values: the planner keeps its project's partition only, so it never waits for
+# another partition being rewritten by a forget (a generic plan would lock every partition it
+# names).
 EVERY_PROJECT_PLANS = "force_generic_plan"
 ONE_PROJECT_PLANS = "force_custom_plan"
 V = schema.VECTOR_COLUMN
@@ -98,37 +103,33 @@ def plain_word(n: int) -> str:
     return schema.word_query(f":w{n}")
 
 
-def any_of(
-    indices: Sequence[int], asked: bool = False, word: Callable[[int], str] = plain_word
-) -> str:
-    """SQL for a tsquery matching any of the words `:w<n>` for n in `indices` (each word's
-    tsquery from `word`); with `asked`, in the question only (weight A of the vector)."""
-    if asked:
-        return " || ".join(
-            f"to_tsquery('{schema.CONFIG}', quote_literal(:w{n}) || '\\:A')" for n in indices
-        )
-    return " || ".join(word(n) for n in indices)
+def any_of(indices: Sequence[int]) -> str:
+    """SQL for a tsquery matching any of the words `:w<n>` for n in `indices`: the exhaustive
+    ranking's (bench/postgres.py, tests/helpers/pg_oracle.py); the search binds its tsqueries
+    as values (word_texts.py)."""
+    return " || ".join(plain_word(n) for n in indices)
 
 
-def all_of_one(sets: Sequence[tuple[int, ...]], word: Callable[[int], str] = plain_word) -> str:
-    """SQL for a tsquery matching the turns that hold every word of one of `sets` (each a
-    tuple of indices n of the words `:w<n>`)."""
-    return " || ".join("(" + " && ".join(word(n) for n in words) + ")" for words in sets)
+def _any(texts: Sequence[str], indices: Iterable[int]) -> str:
+    """A tsquery's text matching any of the words at `indices` (each word's in `texts`)."""
+    return either(texts[n] for n in indices)
 
 
-def two_of(count: int, word: Callable[[int], str] = plain_word) -> str:
-    """SQL for a tsquery matching any two of the words `:w0`.. (`count` of them)."""
-    return " || ".join(
-        f"({word(a)} && {word(b)})" for a, b in itertools.combinations(range(count), 2)
-    )
+def _all_of_one(texts: Sequence[str], sets: Sequence[tuple[int, ...]]) -> str:
+    """A tsquery's text matching the turns that hold every word of one of `sets`."""
+    return either(both(*(texts[n] for n in words)) for words in sets)
 
 
-def _anywhere_in_project(n: int) -> str:
-    return project_index.word_query(f":w{n}", ":anywhere")
+def _two_of(texts: Sequence[str], count: int) -> str:
+    """A tsquery's text matching any two of the first `count` words."""
+    return either(both(texts[a], texts[b]) for a, b in itertools.combinations(range(count), 2))
 
 
-def _asked_in_project(n: int) -> str:
-    return project_index.word_query(f":w{n}", ":asked")
+def _bound(params: dict[str, Any], query: str) -> str:
+    """SQL for the tsquery `query` (its text), bound as a value of its own in `params`."""
+    name = f"q{sum(1 for key in params if key.startswith('q'))}"
+    params[name] = query
+    return f"CAST(:{name} AS tsquery)"
 
 
 class TsvectorSearch:
@@ -158,6 +159,7 @@ class TsvectorSearch:
             words = search_plan.Words.of(terms, frequency, max(rows, 1))
             ordered = words.ordered
             part = _Part(ordered, words.idf, project, since, k)
+            part.words = _in(project, word_texts.read(conn, ordered, project))
             scope = Scope.of(conn, project, since, rows)
             left = WORK_BUDGET * (PROJECT_SHARE_OF_BUDGET if project is not None else 1.0)
             budget = Budget(left, scope)
@@ -339,17 +341,14 @@ class _Part:
             self.params[f"w{n}"] = term
             self.params[f"i{n}"] = weight[term]
         self.scope, self.tag = "", ""
-        # Where the parts' conditions are asked (the repeats' part asks the question's index).
-        self.words: _WholeTable | _ProjectWords = _WholeTable()
+        # Where the parts' conditions are asked (the repeats' part asks the question's index),
+        # with the words' tsqueries (word_texts.py): set by the search once it has read them.
+        self.words: _WholeTable | _ProjectWords = _WholeTable(WordTexts([], [], [], []))
         if project is not None:
-            self.words = _ProjectWords()
             # The repeats' part asks the question's index, its lists short: one tsquery with
             # the word, so GIN skips through the tag's long list to the word's. Every other
             # part asks the project's own index (project_index.py).
-            self.tag = " && CAST(:tag AS tsquery)"
-            self.params["tag"] = schema.project_tag(project)  # 'p' and hex digits: one lexeme
-            self.params["anywhere"] = project_index.prefix(project, project_index.ANYWHERE)
-            self.params["asked"] = project_index.prefix(project, project_index.ASKED)
+            self.tag = f"'{schema.project_tag(project)}'"  # 'p' and hex digits: one lexeme
             # The planner keeps only the project's partition of `turns` (revision 0019).
             self.scope += " AND project = :project"
             self.params["project"] = project
@@ -359,17 +358,15 @@ class _Part:
 
     def every_match(self, conn: Connection) -> dict[int, float]:
         """The best rows of every turn holding a query word, in one statement."""
-        every = range(len(self.ordered))
-        if self.project is not None:
-            where = f"{IN_PROJECT} @@ ({any_of(every, word=_anywhere_in_project)}){self.scope}"
-        else:
-            where = f"{V} @@ ({any_of(every)}){self.scope}"
-        return self._best(conn, where, dict(self.params))
+        params = dict(self.params)
+        column = V if self.project is None else IN_PROJECT
+        matching = _any(self.words.anywhere, range(len(self.ordered)))
+        return self._best(conn, f"{column} @@ {_bound(params, matching)}{self.scope}", params)
 
     def repeated(self, conn: Connection, window: Window[datetime]) -> dict[int, float]:
         """The best rows of the turns repeating a query word in their question."""
-        params = dict(self.params) | {"repeats": self._repeats()}
-        where = f"{QUESTION} @@ (CAST(:repeats AS tsquery){self.tag}){self.scope}"
+        params = dict(self.params)
+        where = f"{QUESTION} @@ {_bound(params, both(self._repeats(), self.tag))}{self.scope}"
         return self._best(conn, where + self._window(window, params), params)
 
     def _repeats(self) -> str:
@@ -391,23 +388,21 @@ class _Part:
         (search_bounds.company; for part -1, in one project, the sets of query words of
         search_bounds.enough_words)."""
         words, count = self.words, len(self.ordered)
-        company = f"({all_of_one(needed, word=words.anywhere)})" if needed else ""
+        company = _all_of_one(words.anywhere, needed) if needed else ""
         if i < 0:
-            condition = _Condition(f"({two_of(count, word=words.asked)})", company)
+            condition = _Condition(_two_of(words.asked, count), company)
         elif head:
             # The question's index leaves out the turns a part before ranked, unread.
             others = [n for n in range(count) if n != i] if alone else list(range(i))
-            unless = f" && !!({any_of(others, word=words.asked)})" if others else ""
-            repeats = self.repeats_ranked
-            condition = _Condition(f"{words.asked(i)}{unless}", company, i, unless_repeats=repeats)
+            unless = negated(_any(words.asked, others))
+            ranked = self.repeats_ranked
+            condition = _Condition(both(words.asked[i], unless), company, i, ranked)
         else:
-            unless = f" && !!({any_of(range(i), word=words.anywhere)})" if i else ""
-            anywhere = " && ".join(filter(None, [f"{words.anywhere(i)}{unless}", company]))
-            condition = _Condition("", anywhere, none_asked=True)
+            unless = negated(_any(words.anywhere, range(i)))
+            condition = _Condition("", both(words.anywhere[i], unless, company), none_asked=True)
         params = dict(self.params)
-        if condition.unless_repeats and words.holds_repeats:
-            params["repeats"] = self._repeats()
-        where = words.where(condition, count, self.tag) + self.scope
+        repeats = self._repeats() if condition.unless_repeats and words.holds_repeats else ""
+        where = words.where(condition, count, self.tag, repeats, params) + self.scope
         return self._best(conn, where + self._window(window, params), params)
 
     def _window(self, window: Window[datetime], params: dict[str, Any]) -> str:
@@ -442,8 +437,12 @@ class _Condition(NamedTuple):
     question: str
     anywhere: str
     own: int | None = None
-    none_asked: bool = False
     unless_repeats: bool = False
+    none_asked: bool = False
+
+
+def _in(project: str | None, texts: WordTexts) -> _WholeTable | _ProjectWords:
+    return _WholeTable(texts) if project is None else _ProjectWords(texts)
 
 
 class _WholeTable:
@@ -451,21 +450,27 @@ class _WholeTable:
     the project, if any, as its tag in each tsquery."""
 
     holds_repeats = True
-    asked = anywhere = staticmethod(plain_word)
 
-    def where(self, condition: _Condition, count: int, tag: str) -> str:
+    def __init__(self, texts: WordTexts) -> None:
+        self.texts = texts
+        self.asked = self.anywhere = texts.plain
+
+    def where(
+        self, condition: _Condition, count: int, tag: str, repeats: str, params: dict[str, Any]
+    ) -> str:
         held = []
         if condition.question:
-            repeats = " && !!CAST(:repeats AS tsquery)" if condition.unless_repeats else ""
-            held.append(f"{QUESTION} @@ ({condition.question}{repeats}{tag})")
+            asked = both(condition.question, negated(repeats), tag)
+            held.append(f"{QUESTION} @@ {_bound(params, asked)}")
         if condition.anywhere:
             # GIN intersects the word's list with its company's inside one scan, skipping
             # through the longer lists; a bitmap of every turn holding a common companion
             # would cost more than the rows it spares.
-            own = f"{plain_word(condition.own)} && " if condition.own is not None else ""
-            held.append(f"{V} @@ ({own}{condition.anywhere}{tag})")
+            own = self.texts.plain[condition.own] if condition.own is not None else ""
+            held.append(f"{V} @@ {_bound(params, both(own, condition.anywhere, tag))}")
         if condition.none_asked:
-            held.append(f"NOT {V} @@ ({any_of(range(count), asked=True)})")
+            asked_any = either(self.texts.in_question[:count])
+            held.append(f"NOT {V} @@ {_bound(params, asked_any)}")
         return " AND ".join(held)
 
 
@@ -476,11 +481,13 @@ class _ProjectWords:
     rank some of them again, with the same score, and its top k stays a top k."""
 
     holds_repeats = False
-    asked = staticmethod(_asked_in_project)
-    anywhere = staticmethod(_anywhere_in_project)
 
-    def where(self, condition: _Condition, count: int, tag: str) -> str:
-        held = [condition.question, condition.anywhere]
-        if condition.none_asked:
-            held.append(f"!!({any_of(range(count), word=_asked_in_project)})")
-        return f"{IN_PROJECT} @@ ({' && '.join(filter(None, held))})"
+    def __init__(self, texts: WordTexts) -> None:
+        self.asked, self.anywhere = texts.asked, texts.anywhere
+
+    def where(
+        self, condition: _Condition, count: int, tag: str, repeats: str, params: dict[str, Any]
+    ) -> str:
+        none_asked = negated(either(self.asked[:count])) if condition.none_asked else ""
+        held = both(condition.question, condition.anywhere, none_asked)
+        return f"{IN_PROJECT} @@ {_bound(params, held)}"

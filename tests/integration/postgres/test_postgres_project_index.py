@@ -17,7 +17,7 @@ from sqlalchemy import text
 from history import HistoryIndex
 from history.folding import strip_marks
 from history.importers.base import ImportedTurn
-from history.store.postgres import project_index, schema, search
+from history.store.postgres import project_index, question_index, schema, search, word_texts
 from history.store.search_plan import Window
 from tests.helpers.engines import engine_of
 from tests.helpers.pg_oracle import exhaustive
@@ -115,8 +115,9 @@ def test_a_project_search_asks_its_projects_index_for_the_exhaustive_top_5(
     # Every part but the repeats' (the question's index, its lists short) asks the project's
     # own index, never the whole table's with the project's tag.
     for statement in statements:
-        if "repeats" not in statement:
-            assert project_index.PROJECT_WORDS in statement and ":tag" not in statement
+        if f"{question_index.QUESTION_WORDS} @@" not in statement:
+            assert project_index.PROJECT_WORDS in statement
+            assert f"{schema.VECTOR_COLUMN} @@" not in statement
 
 
 def matched_by_each_part(
@@ -134,10 +135,10 @@ def matched_by_each_part(
         return {}
 
     part._best = noted  # type: ignore[method-assign]
-    if not in_project:
-        part.words = search._WholeTable()
     count = len(words)
     with engine_of(index).connect() as conn:
+        texts = word_texts.read(conn, words, project)
+        part.words = search._ProjectWords(texts) if in_project else search._WholeTable(texts)
         if count > 1:
             part.ranked(conn, -1, True, Window.whole())
         for i in range(count):
