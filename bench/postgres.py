@@ -174,18 +174,9 @@ def main(argv: list[str] | None = None) -> None:
         choices=("search", "record", "import", "forget"),
         default=["search", "record"],
     )
-    parser.add_argument(
-        "--warm-up",
-        action="store_true",
-        help="ready the searches first, as `recall serve` does at start (history/warm_up.py)",
-    )
     args = parser.parse_args(argv)
     out = Emitter(args.size)
     index = HistoryIndex.open(args.url)
-    if args.warm_up:
-        started = time.perf_counter()
-        index.warm_searches()
-        out.emit("warm_up", RECALL, _ms(started), "ms")
     if "search" in args.phases:
         search_phase(out, index, queries(args.queries, args.seed))
     if "record" in args.phases:

@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from history import limits, paging, warm_up
+from history import limits, paging
 from history.access import LOCAL_ACTOR, RETENTION_ACTOR, Action, AuditEvent
 from history.domain import (
     READ_ONLY,
@@ -668,21 +668,6 @@ class HistoryIndex:
         if self.writable:
             self._upkeep.watch()
             self.embed_in_background()
-
-    def warm_searches(self) -> None:
-        """For a long-running process, before people search (history/warm_up.py): the store's
-        search connections each run a few searches of the newest conversations' words."""
-        asked: list[tuple[str, str]] = []
-
-        def run() -> None:  # asked for the words only where the store has something to ready
-            if not asked:
-                recent = self._repository.conversations(None, None, warm_up.QUERIES, None)
-                asked.extend(warm_up.queries(recent))
-            for query, project in asked:
-                self._search(query, None, None, warm_up.K, False)
-                self._search(query, project, None, warm_up.K, False)
-
-        self._repository.warm_searches(run)
 
     def embed_in_background(self) -> None:
         """Where search by meaning is installed, embed the turns waiting (newest first, and

@@ -19,7 +19,6 @@ import uvicorn
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.supervisors import Multiprocess
 
-from history import warm_up
 from history.api.app import create_app
 from history.api.connections import DeadlineH11Protocol, with_read_deadline
 from history.api.origin_guard import split_host
@@ -87,7 +86,6 @@ def _closing_on_shutdown(app: ASGIApp, index: HistoryIndex) -> ASGIApp:
         async def send_closing(message: Message) -> None:
             if message["type"] == "lifespan.startup.complete":
                 index.watch()  # finish forget work other processes left owed
-                warm_up.in_background(index)
             if message["type"].startswith("lifespan.shutdown."):
                 index.close()
             await send(message)

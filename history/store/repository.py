@@ -8,7 +8,7 @@ owes, upkeep, doctor, stats) is the maintenance port's (maintenance.py).
 from __future__ import annotations
 
 import abc
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from typing import NamedTuple
 
@@ -71,12 +71,6 @@ class TurnRepository(abc.ABC):
 
     def close(self) -> None:
         """Let go of what the store holds beside its engine."""
-        return None
-
-    def warm_searches(self, run: Callable[[], None]) -> None:
-        """Before a long-running process answers searches: `run` (a few searches) on each
-        connection the store keeps for them (history/warm_up.py). A store whose searches have
-        nothing to ready does nothing."""
         return None
 
     # Retention (history/retention.py). A store without it keeps everything.

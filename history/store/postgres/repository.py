@@ -4,14 +4,13 @@ full-text index (schema.py) and ranking with ts_rank (search.py)."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection, Engine, text
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.exc import OperationalError
-from sqlalchemy.pool import QueuePool
 
 from history.domain import NewTurn, SearchResults, Turn, UpsertCounts
 from history.store import rows
@@ -51,22 +50,6 @@ class PostgresTurnRepository(SqlTurnRepository):
 
     def close(self) -> None:
         self._search.engine.dispose()
-
-    def warm_searches(self, run: Callable[[], None]) -> None:
-        """Each connection the search pool keeps is in turn the only one idle in it (the others
-        held meanwhile) while `run` searches, so each plans its statements once. More searches
-        at once than the pool keeps run on connections opened for them and closed after."""
-        engine = self._search.engine
-        kept = engine.pool.size() if isinstance(engine.pool, QueuePool) else 1
-        held = [engine.connect() for _ in range(kept)]
-        try:
-            for n, conn in enumerate(held):
-                conn.close()
-                run()
-                held[n] = engine.connect()
-        finally:
-            for conn in held:
-                conn.close()
 
     def upsert_many(self, turns: Sequence[NewTurn]) -> UpsertCounts:
         with self._writer.begin() as conn:

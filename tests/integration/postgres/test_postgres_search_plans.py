@@ -6,7 +6,6 @@ on which psycopg deallocates every statement it prepared."""
 
 from __future__ import annotations
 
-import threading
 import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -17,7 +16,9 @@ from sqlalchemy import text
 
 from history import HistoryIndex
 from history.importers.base import ImportedTurn
+from history.store.postgres import search
 from tests.helpers.engines import engine_of, searches_engine_of
+from tests.helpers.postgres import ranking_statements
 
 WORDS = ["login", "flow", "cache", "token", "retry"]
 PREPARED = text(
@@ -172,49 +173,42 @@ def test_records_and_one_project_searches_beside_a_partition_being_rewritten(
         rewriting.rollback()
 
 
-def _held_by_the_pool(index: HistoryIndex) -> tuple[set[int], list[int]]:
-    """Every connection the search pool keeps, held at once: their server processes, and how
-    many ranking statements each holds prepared."""
+def test_searches_one_after_another_run_on_the_connection_that_planned_them(
+    index: HistoryIndex,
+) -> None:
+    """The search pool hands out the connection used last: taken in turn, each of its
+    connections would plan every kind of statement over 64 partitions anew."""
+    one_connection(index)
     searches = searches_engine_of(index)
-    held = [searches.connect() for _ in range(searches.pool.size())]  # type: ignore[attr-defined]
+    for conn in [searches.connect() for _ in range(3)]:
+        conn.close()  # three connections idle in the pool
+    for words in ("login token", "cache retry", "login token"):
+        index.search(words, k=3)
+    held = [searches.connect() for _ in range(3)]
     try:
-        pids = {conn.execute(text("SELECT pg_backend_pid()")).scalar_one() for conn in held}
-        ready = [len(conn.execute(PREPARED).all()) for conn in held]
+        planned = [len(conn.execute(PREPARED).all()) for conn in held]
         for conn in held:
             conn.commit()
     finally:
         for conn in held:
             conn.close()
-    return pids, ready
+    assert sorted(planned)[:2] == [0, 0] and max(planned) > 0, planned
 
 
-def test_a_service_readies_its_searches_on_every_connection_its_pool_keeps(
-    index: HistoryIndex,
+@pytest.mark.parametrize("project", [None, "/p1"], ids=["every project", "one project"])
+def test_a_search_binds_its_words_conditions_as_values_so_its_statements_repeat(
+    index: HistoryIndex, project: str | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`recall serve` at start: its first searches run plans already made (a new connection's
-    first every-project search planned each statement over 64 partitions: p95 60-68 ms at 1M
-    where a warm one answers in 35-39; bench/RESULTS.md)."""
-    one_connection(index)
-    from starlette.testclient import TestClient
-
-    from history.api.app import create_app
-    from history.api.server import _closing_on_shutdown
-
-    with TestClient(_closing_on_shutdown(create_app(index), index)):
-        for thread in threading.enumerate():
-            if thread.name == "recall-warm-searches":
-                thread.join(60)
-        pids, ready = _held_by_the_pool(index)
-    assert len(pids) == 5, "the pool kept its five connections"
-    assert all(ready), f"ranking statements prepared on each connection: {ready}"
-
-
-def test_searches_without_a_warm_up_leave_the_pool_s_other_connections_cold(
-    index: HistoryIndex,
-) -> None:
-    """What the warm-up is for: searches one at a time run on one connection of the pool."""
-    one_connection(index)
-    for words in ("login token", "cache retry"):
-        index.search(words, k=3)
-    _, ready = _held_by_the_pool(index)
-    assert sorted(ready)[:4] == [0, 0, 0, 0]
+    """Regression: each arrangement of words a part asked was SQL of its own (`plainto_tsquery(
+    :w0) && !!(...)`), so a service met 90 kinds of statement at 1M turns, each planned over 64
+    partitions at its first run (every-project p95 50-72 ms in a new process; 30-32 after)."""
+    monkeypatch.setattr(search, "ONE_STATEMENT_ROWS", 0)  # part by part
+    kinds: set[str] = set()
+    for words in ("login token", "token flow", "cache retry", "retry login", "flow cache"):
+        statements, found = ranking_statements(index, words, project)  # type: ignore[arg-type]
+        assert found
+        for statement in statements:
+            where = statement.split(" WHERE ", 1)[1]
+            assert "plainto_tsquery" not in where and "to_tsquery" not in where, where
+            kinds.add(statement)
+    assert len(kinds) <= 4, "the same few statements for any two words"
