@@ -32,6 +32,12 @@ from history.store.postgres import schema, waiting
 log = logging.getLogger(__name__)
 
 _XID = text("SELECT pg_current_xact_id()::text")
+# One process rewrites at a time (an advisory lock of this database): every process's upkeep
+# takes up an owed scrub, and two would rewrite the same partition twice, the second queued for
+# its lock meanwhile, and every statement that reads it queued behind that.
+_TURN = "hashtext('recall-history scrub')"
+_TAKE_TURN = text(f"SELECT pg_try_advisory_lock({_TURN})")
+_GIVE_TURN = text(f"SELECT pg_advisory_unlock({_TURN})")
 # The rewrite keeps every row some snapshot may still see. A transaction that began before the
 # forget committed (in any database of the server: it holds back every snapshot's horizon), or
 # a snapshot, replication slot or prepared transaction of this database no newer than it, may.
@@ -92,7 +98,16 @@ class Scrub:
 
     def run(self) -> bool:
         """Rewrite the partitions a forget left dead rows in; False when a reader holds it
-        back (the partitions rewritten so far are done)."""
+        back (the partitions rewritten so far are done), or another process is rewriting."""
+        with self.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+            if not conn.execute(_TAKE_TURN).scalar_one():
+                return False
+            try:
+                return self._run()
+            finally:
+                conn.execute(_GIVE_TURN)
+
+    def _run(self) -> bool:
         with self.engine.connect() as conn:
             row = owed.scrub(conn)
             noted = [(str(p), str(x)) for p, x in conn.execute(_NOTED)]

@@ -83,6 +83,25 @@ def test_a_forget_rewrites_only_the_partitions_of_the_forgotten_project(
     assert index.search("project built", project="/work/project-4")
 
 
+def test_a_scrub_another_process_is_running_is_left_to_it(index: HistoryIndex) -> None:
+    """Regression: every process's upkeep took up an owed scrub at once (at 1M, six rewrites ran
+    together), each rewriting the partitions it had read as noted, a partition rewritten twice
+    and every statement reading it queued behind the second rewrite's lock request."""
+    _fill(index, projects=3, turns=4)
+    with engine_of(index).connect() as conn:
+        before = {name: node for name, node in conn.execute(_FILES)}
+    with psycopg.connect(_conninfo(index), autocommit=True) as other:
+        other.execute("SELECT pg_advisory_lock(hashtext('recall-history scrub'))")
+        assert index.forget_project("/work/project-1") == 4
+        assert index.purge_pending  # owed, left to the process rewriting
+        with engine_of(index).connect() as conn:
+            assert {name: node for name, node in conn.execute(_FILES)} == before
+    assert scrubbed(index)  # its turn over: the next upkeep rewrites
+    with engine_of(index).connect() as conn:
+        after = {name: node for name, node in conn.execute(_FILES)}
+    assert len([name for name in after if after[name] != before[name]]) == 1
+
+
 def test_a_search_of_another_project_does_not_wait_for_a_partition_being_rewritten(
     index: HistoryIndex,
 ) -> None:
