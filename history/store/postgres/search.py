@@ -127,7 +127,7 @@ def _two_of(texts: Sequence[str], count: int) -> str:
 
 def _bound(params: dict[str, Any], query: str) -> str:
     """SQL for the tsquery `query` (its text), bound as a value of its own in `params`."""
-    name = f"q{sum(1 for key in params if key.startswith('q'))}"
+    name = f"tsq{sum(1 for key in params if key.startswith('tsq'))}"
     params[name] = query
     return f"CAST(:{name} AS tsquery)"
 

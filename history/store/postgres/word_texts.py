@@ -1,6 +1,6 @@
 """A search's tsqueries as values, not as SQL: each query word's tsquery is read once per search
 (one statement, as PostgreSQL's parser reads the word), and every condition a part of the search
-asks is composed here from them and bound as one value (`CAST(:c0 AS tsquery)`).
+asks is composed here from them and bound as one value (`CAST(:tsq0 AS tsquery)`).
 
 Why: with each word's tsquery written into the SQL (`plainto_tsquery(:w0) && !!(...)`), every
 arrangement of words a part asks was a statement of its own, and an every-project statement is
