@@ -195,8 +195,10 @@ def drop_databases() -> None:
                 drop(name)
 
 
-def ranking_statements(index: HistoryIndex, query: str, project: str) -> tuple[list[str], Any]:
-    """The ranking statements a one-project search sent, and what it found."""
+def ranking_statements(
+    index: HistoryIndex, query: str, project: str | None
+) -> tuple[list[str], Any]:
+    """The ranking statements a search sent (None: of every project), and what it found."""
     statements: list[str] = []
 
     def ranking(conn: Any, cursor: Any, statement: str, *rest: Any) -> None:

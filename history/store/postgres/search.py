@@ -158,8 +158,8 @@ class TsvectorSearch:
             rows, frequency = self.counts.rows_and_counts(conn, terms)
             words = search_plan.Words.of(terms, frequency, max(rows, 1))
             ordered = words.ordered
-            part = _Part(ordered, words.idf, project, since, k)
-            part.words = _in(project, word_texts.read(conn, ordered, project))
+            texts = word_texts.read(conn, ordered, project)
+            part = _Part(ordered, words.idf, project, since, k, _in(project, texts))
             scope = Scope.of(conn, project, since, rows)
             left = WORK_BUDGET * (PROJECT_SHARE_OF_BUDGET if project is not None else 1.0)
             budget = Budget(left, scope)
@@ -326,8 +326,11 @@ class _Part:
         project: str | None,
         since: datetime | None,
         k: int,
+        words: _WholeTable | _ProjectWords,
     ) -> None:
-        self.ordered, self.project = ordered, project
+        """`words`: where the parts' conditions are asked (the repeats' part asks the
+        question's index), with the words' tsqueries (word_texts.py)."""
+        self.ordered, self.project, self.words = ordered, project, words
         self.weights = [weight[term] for term in ordered]
         self.asked_at: dict[int, datetime] = {}  # of every row ranked, for ties
         # Which words the question's index holds the repeats of; of those, the words whose
@@ -341,9 +344,6 @@ class _Part:
             self.params[f"w{n}"] = term
             self.params[f"i{n}"] = weight[term]
         self.scope, self.tag = "", ""
-        # Where the parts' conditions are asked (the repeats' part asks the question's index),
-        # with the words' tsqueries (word_texts.py): set by the search once it has read them.
-        self.words: _WholeTable | _ProjectWords = _WholeTable(WordTexts([], [], [], []))
         if project is not None:
             # The repeats' part asks the question's index, its lists short: one tsquery with
             # the word, so GIN skips through the tag's long list to the word's. Every other

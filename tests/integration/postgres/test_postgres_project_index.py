@@ -128,17 +128,17 @@ def matched_by_each_part(
     word's; with the project's own index when `in_project`, else the whole table's and the tag."""
     weight = dict.fromkeys(words, 1.0)
     conditions: list[tuple[str, dict[str, Any]]] = []
-    part = search._Part(words, weight, project, None, 5)
 
     def noted(conn: Any, where: str, params: dict[str, Any]) -> dict[int, float]:
         conditions.append((where, params))
         return {}
 
-    part._best = noted  # type: ignore[method-assign]
     count = len(words)
     with engine_of(index).connect() as conn:
         texts = word_texts.read(conn, words, project)
-        part.words = search._ProjectWords(texts) if in_project else search._WholeTable(texts)
+        asked = search._ProjectWords(texts) if in_project else search._WholeTable(texts)
+        part = search._Part(words, weight, project, None, 5, asked)
+        part._best = noted  # type: ignore[method-assign]
         if count > 1:
             part.ranked(conn, -1, True, Window.whole())
         for i in range(count):

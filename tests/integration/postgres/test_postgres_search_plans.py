@@ -205,7 +205,7 @@ def test_a_search_binds_its_words_conditions_as_values_so_its_statements_repeat(
     monkeypatch.setattr(search, "ONE_STATEMENT_ROWS", 0)  # part by part
     kinds: set[str] = set()
     for words in ("login token", "token flow", "cache retry", "retry login", "flow cache"):
-        statements, found = ranking_statements(index, words, project)  # type: ignore[arg-type]
+        statements, found = ranking_statements(index, words, project)
         assert found
         for statement in statements:
             where = statement.split(" WHERE ", 1)[1]
