@@ -34,9 +34,10 @@ log = logging.getLogger(__name__)
 _XID = text("SELECT pg_current_xact_id()::text")
 # One process rewrites at a time (an advisory lock of this database): every process's upkeep
 # takes up an owed scrub, and two would rewrite the same partition twice, the second queued for
-# its lock meanwhile, and every statement that reads it queued behind that.
+# its lock meanwhile, and every statement that reads it queued behind that. A process waits
+# for its turn up to the engine's lock timeout, then reads what is still owed.
 _TURN = "hashtext('recall-history scrub')"
-_TAKE_TURN = text(f"SELECT pg_try_advisory_lock({_TURN})")
+_TAKE_TURN = text(f"SELECT pg_advisory_lock({_TURN})")
 _GIVE_TURN = text(f"SELECT pg_advisory_unlock({_TURN})")
 # The rewrite keeps every row some snapshot may still see. A transaction that began before the
 # forget committed (in any database of the server: it holds back every snapshot's horizon), or
@@ -100,7 +101,9 @@ class Scrub:
         """Rewrite the partitions a forget left dead rows in; False when a reader holds it
         back (the partitions rewritten so far are done), or another process is rewriting."""
         with self.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-            if not conn.execute(_TAKE_TURN).scalar_one():
+            try:
+                conn.execute(_TAKE_TURN)
+            except DBAPIError:  # lock_timeout: another process is rewriting
                 return False
             try:
                 return self._run()
