@@ -57,6 +57,19 @@ LOCK_TIMEOUT_MS = 500
 # The rewrite rebuilds every index of a partition while it holds it: sorting more of a GIN
 # build in memory (the server's default is 64 MB) shortens that.
 _REWRITE_MEMORY = "SET maintenance_work_mem = '256MB'"
+# The rewrite does not ANALYZE: the statistics of a partition's vector and of its two expression
+# indexes (each sampled row's index functions computed anew) took 17 s of the largest
+# partition's 44 s at 1M, and a forget of a few turns changes none of them. Once the scrub is
+# done, a partition whose rows moved by STALE_SHARE is analyzed (autovacuum's rule, which a
+# server may have off), holding no lock a search or a record waits for: moved in this rewrite
+# (`reltuples`, the rows the last ANALYZE or VACUUM counted, -1 if none did), or since its
+# statistics were taken (the server's count, which may lag a second behind the forget's delete).
+STALE_SHARE, STALE_ROWS = 0.1, 50
+_ROWS_OF = text(
+    "SELECT c.reltuples, coalesce(s.n_mod_since_analyze, 0) FROM pg_class AS c"
+    " LEFT JOIN pg_stat_user_tables AS s ON s.relid = c.oid"
+    " WHERE c.oid = CAST(:partition AS regclass)"
+)
 # Tables beside the partitions that a forget leaves dead rows in: `turns_waiting` (waiting.py:
 # the turns it moved into `turns` or a forget deleted) and `turn_vectors` (revision 0021's
 # trigger deletes a forgotten turn's vector). Noted like a partition whenever their files hold a
@@ -121,6 +134,7 @@ class Scrub:
         if row is None:
             return True
         xid = row.since_xid or "0"
+        stale: list[str] = []
         with self.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
             # xid8 counts wrap-arounds; pg_stat_activity shows the 32-bit xid.
             wrapped = str(int(xid) % 2**32)
@@ -130,7 +144,7 @@ class Scrub:
                 conn.exec_driver_sql(_REWRITE_MEMORY)
                 conn.exec_driver_sql(f"SET lock_timeout = {LOCK_TIMEOUT_MS}")
                 for partition, since in noted:
-                    if not self._rewrite(conn, partition, since):
+                    if not self._rewrite(conn, partition, since, stale):
                         return False
             finally:
                 conn.exec_driver_sql("RESET maintenance_work_mem")
@@ -138,18 +152,41 @@ class Scrub:
         with self.engine.begin() as conn:
             owed.settle(conn, row.owed_at)
         waiting.move(self.engine)  # the live turns that met a partition being rewritten
+        _analyze(self.engine, stale)
         return True
 
-    def _rewrite(self, conn: Connection, partition: str, since: str) -> bool:
+    def _rewrite(self, conn: Connection, partition: str, since: str, stale: list[str]) -> bool:
+        """VACUUM FULL one partition; `stale` gets it when its rows moved by STALE_SHARE."""
         quoted = conn.dialect.identifier_preparer.quote(partition)
+        before, _ = conn.execute(_ROWS_OF, {"partition": quoted}).one()
         try:
-            conn.exec_driver_sql(f"VACUUM (FULL, ANALYZE) {quoted}")
+            conn.exec_driver_sql(f"VACUUM FULL {quoted}")
         except DBAPIError as exc:  # lock_timeout: a reader or writer holds the partition
             log.info("rewriting %s waited too long: %s", partition, type(exc.orig).__name__)
             return False
         conn.execute(_REWRITTEN, {"partition": partition, "xid": since})
+        after, changed = conn.execute(_ROWS_OF, {"partition": quoted}).one()
+        moved = max(abs(before - after), changed)
+        if before < 0 or moved >= STALE_ROWS + STALE_SHARE * max(before, after):
+            stale.append(quoted)
         return True
 
     def pending(self) -> bool:
         with self.engine.connect() as conn:
             return owed.scrub_owed(conn)
+
+
+def _analyze(engine: Engine, partitions: list[str]) -> None:
+    """Renew the statistics of the partitions a forget changed much (best effort: upkeep's
+    analyze_if_stale catches up on what is left)."""
+    if not partitions:
+        return
+    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        try:
+            conn.exec_driver_sql(f"SET lock_timeout = {LOCK_TIMEOUT_MS}")
+            for quoted in partitions:
+                conn.exec_driver_sql(f"ANALYZE {quoted}")
+        except DBAPIError as exc:  # another ANALYZE or VACUUM holds the partition
+            log.info("analyzing after the scrub waited too long: %s", type(exc.orig).__name__)
+        finally:
+            conn.exec_driver_sql("RESET lock_timeout")
