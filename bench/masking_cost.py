@@ -34,6 +34,7 @@ from typing import Any
 from bench.measure import Emitter, percentile
 from history.store.sqlite import fts
 from history.store.sqlite.connection import INDEX_TEXT_FUNCTION, set_up, sqlite_driver
+from tests.helpers.varints import varint
 
 _TEXT_CHARS = "SELECT length(asked) + length(answered) + length(coalesce(work, '')) FROM turns"
 _ROW = "SELECT asked, answered, files, work, project_tag FROM turns WHERE id = ?"
@@ -48,31 +49,6 @@ _INSERT = f"INSERT INTO {_FTS}(rowid, {_COLUMNS}) VALUES (?, {_VALUES})"
 _AVERAGES = f"SELECT block FROM {_FTS}_data WHERE id = 1"
 _SET_AVERAGES = f"UPDATE {_FTS}_data SET block = ? WHERE id = 1"
 WAYS = ("secure-delete off (shipped)", "secure-delete on", "secret only")
-
-
-def _varints(block: bytes) -> list[int]:
-    values, at = [], 0
-    while at < len(block):
-        value = 0
-        for n in range(9):
-            byte = block[at]
-            at += 1
-            if n == 8:
-                value = (value << 8) | byte
-                break
-            value = (value << 7) | (byte & 0x7F)
-            if not byte & 0x80:
-                break
-        values.append(value)
-    return values
-
-
-def _varint(value: int) -> bytes:
-    groups = [value & 0x7F]
-    while value := value >> 7:
-        groups.append(value & 0x7F)
-    groups.reverse()
-    return bytes([group | 0x80 for group in groups[:-1]] + [groups[-1]])
 
 
 def _masked(answered: str) -> tuple[str, str, str]:
@@ -94,9 +70,9 @@ def _mask_secret_only(conn: sqlite3.Connection, turn: int, row: Any) -> None:
     conn.execute(_MASK, (masked, turn))  # this copy has no turns_au trigger
     conn.execute(_INSERT, (turn, asked, masked, files, work, tag))
     conn.execute("SAVEPOINT averages")  # FTS5 writes the totals it holds
-    totals = _varints(conn.execute(_AVERAGES).fetchone()[0])
+    totals = fts.varints(conn.execute(_AVERAGES).fetchone()[0])
     totals[0] += 1
-    conn.execute(_SET_AVERAGES, (b"".join(_varint(total) for total in totals),))
+    conn.execute(_SET_AVERAGES, (b"".join(varint(total) for total in totals),))
     conn.execute("RELEASE averages")
     conn.execute(fts.secure_delete_statement(on=True))
 

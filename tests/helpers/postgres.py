@@ -195,19 +195,28 @@ def drop_databases() -> None:
                 drop(name)
 
 
-def ranking_statements(
+def ranking_calls(
     index: HistoryIndex, query: str, project: str | None
-) -> tuple[list[str], Any]:
-    """The ranking statements a search sent (None: of every project), and what it found."""
-    statements: list[str] = []
+) -> tuple[list[tuple[str, dict[str, Any]]], Any]:
+    """The ranking statements a search sent (None: of every project) with their bound values,
+    and what it found."""
+    calls: list[tuple[str, dict[str, Any]]] = []
 
-    def ranking(conn: Any, cursor: Any, statement: str, *rest: Any) -> None:
+    def ranking(conn: Any, cursor: Any, statement: str, parameters: Any, *rest: Any) -> None:
         if "ts_rank" in statement:
-            statements.append(statement)
+            calls.append((statement, dict(parameters)))
 
     event.listen(searches_engine_of(index), "before_cursor_execute", ranking)
     try:
         found = index.search(query, project=project, k=5)
     finally:
         event.remove(searches_engine_of(index), "before_cursor_execute", ranking)
-    return statements, found
+    return calls, found
+
+
+def ranking_statements(
+    index: HistoryIndex, query: str, project: str | None
+) -> tuple[list[str], Any]:
+    """The ranking statements a search sent (None: of every project), and what it found."""
+    calls, found = ranking_calls(index, query, project)
+    return [statement for statement, _ in calls], found

@@ -12,16 +12,7 @@ from history.store.sqlite.fts_levels import (
     parse,
     small_merge,
 )
-
-
-def varint(value: int) -> bytes:
-    """SQLite's big-endian varint (values under 2**56)."""
-    groups = [value & 0x7F]
-    value >>= 7
-    while value:
-        groups.append(0x80 | (value & 0x7F))
-        value >>= 7
-    return bytes(reversed(groups))
+from tests.helpers.varints import varint
 
 
 def record(levels: list[tuple[int, list[int]]], second: bool = False) -> bytes:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import psycopg
@@ -22,12 +21,12 @@ from bench.corpus import default_end
 from bench.measure import percentile
 from history import HistoryIndex, upkeep
 from history.api import create_app
-from history.importers.base import ImportedTurn
 from history.store.postgres import rewriting
 from history.tools.recall_history import PARTIAL, RecallHistoryTool
 from tests.helpers.engines import engine_of, searches_engine_of
 from tests.helpers.loopback import LOOPBACK
 from tests.helpers.pg_files import relation_bytes, scrubbed, url
+from tests.helpers.turns import raw_turn
 
 _FILES = text(
     "SELECT c.relname, c.relfilenode FROM pg_partition_tree('turns') t"
@@ -129,18 +128,7 @@ def test_a_scrub_analyzes_a_partition_only_when_a_forget_changed_much_of_it(
     with engine_of(index).connect() as conn:
         inserted = _inserted(conn)
     index.record_many(
-        ImportedTurn(
-            turn_id=f"t{n}",
-            session_id=f"s{n // 10}",
-            project="/work/large",
-            asked=f"how is part {n} built",
-            answered="with care",
-            files=(),
-            edited=(),
-            tools=(),
-            tainted=False,
-            asked_at=datetime.now(UTC) - timedelta(minutes=n),
-        )
+        raw_turn(f"t{n}", f"s{n // 10}", "/work/large", f"how is part {n} built", "with care")
         for n in range(200)
     )
     with engine_of(index).connect().execution_options(isolation_level="AUTOCOMMIT") as conn:

@@ -9,12 +9,12 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import event
 
 from history import HistoryIndex
 from history.importers.base import ImportedTurn
 from history.store.postgres import project_index, project_words, question_index, search
-from tests.helpers.engines import engine_of, searches_engine_of
+from tests.helpers.engines import engine_of
+from tests.helpers.postgres import ranking_calls
 
 PROJECTS, TURNS_EACH = 12, 100
 OWN = "/p3"
@@ -62,17 +62,7 @@ def test_a_projects_own_identifier_is_not_ranked_in_one_statement_over_every_mat
     # that statement would rank all 90. The parts rank the turns naming it in their question
     # first and stop once no turn naming it only in the answer can pass them.
     monkeypatch.setattr(search, "ONE_STATEMENT_ROWS", 20)
-    sent: list[tuple[str, dict[str, Any]]] = []
-
-    def ranking(conn: Any, cursor: Any, statement: str, parameters: Any, *rest: Any) -> None:
-        if "ts_rank" in statement:
-            sent.append((statement, dict(parameters)))
-
-    event.listen(searches_engine_of(index), "before_cursor_execute", ranking)
-    try:
-        found = index.search("zorbleflux", project=OWN, k=5)
-    finally:
-        event.remove(searches_engine_of(index), "before_cursor_execute", ranking)
+    sent, found = ranking_calls(index, "zorbleflux", OWN)
     assert [hit.turn_id for hit in found] == ["t3-0", "t3-10", "t3-20", "t3-30", "t3-40"]
     assert not found.approximate
     # Each statement asks for the turns naming it in their question: the repeats' in the
