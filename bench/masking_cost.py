@@ -34,7 +34,6 @@ from typing import Any
 from bench.measure import Emitter, percentile
 from history.store.sqlite import fts
 from history.store.sqlite.connection import INDEX_TEXT_FUNCTION, set_up, sqlite_driver
-from tests.helpers.varints import varint
 
 _TEXT_CHARS = "SELECT length(asked) + length(answered) + length(coalesce(work, '')) FROM turns"
 _ROW = "SELECT asked, answered, files, work, project_tag FROM turns WHERE id = ?"
@@ -72,7 +71,7 @@ def _mask_secret_only(conn: sqlite3.Connection, turn: int, row: Any) -> None:
     conn.execute("SAVEPOINT averages")  # FTS5 writes the totals it holds
     totals = fts.varints(conn.execute(_AVERAGES).fetchone()[0])
     totals[0] += 1
-    conn.execute(_SET_AVERAGES, (b"".join(varint(total) for total in totals),))
+    conn.execute(_SET_AVERAGES, (b"".join(fts.varint(total) for total in totals),))
     conn.execute("RELEASE averages")
     conn.execute(fts.secure_delete_statement(on=True))
 

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import Connection, Engine, Row, delete, func, select, update
 from sqlalchemy.exc import DBAPIError
@@ -150,17 +150,32 @@ def rewritten_chars(row: Row[Any]) -> int:
     return 2 * sum(len(getattr(row, name) or "") for name in (*_TEXTS, *_NAMES))
 
 
+class InPlace(Protocol):
+    """A backend's way to write some masked turns that owes no scrub of the whole full-text
+    index (SQLite's, history/store/sqlite/in_place.py): `prepare` reads the changes
+    before the lock is taken, `write` writes those it prepared in the caller's transaction
+    and says how many it masked and which changes it left to the usual write."""
+
+    def prepare(self, changes: list[Change]) -> dict[int, object]: ...
+
+    def write(
+        self, conn: Connection, changes: list[Change], prepared: dict[int, object]
+    ) -> tuple[int, list[Change]]: ...
+
+
 @dataclass(frozen=True)
 class _Read:
     """Turns read and masked past row id `after` (`ids`, in order) whose masked text is not all
-    written yet: the next step writes the rest without reading and masking them again."""
+    written yet: the next step writes the rest without reading and masking them again
+    (`prepared`: what the backend's in-place write read of them)."""
 
     after: int
     ids: list[int]
     changes: list[Change]
+    prepared: dict[int, object]
 
 
-def _groups(changes: list[Change]) -> list[list[Change]]:
+def groups(changes: list[Change]) -> list[list[Change]]:
     """The changes by the fields they set, in the order first met."""
     groups: dict[tuple[str, ...], list[Change]] = {}
     for change in changes:
@@ -168,9 +183,10 @@ def _groups(changes: list[Change]) -> list[list[Change]]:
     return list(groups.values())
 
 
-def _update_many(group: list[Change]) -> tuple[str, tuple[Any, ...]]:
+def update_many(group: list[Change], returning: bool = False) -> tuple[str, tuple[Any, ...]]:
     """One UPDATE of SQLite's writing the group's masked fields, each turn only if it still
-    holds what was read (a turn recorded again meanwhile was masked by its own record)."""
+    holds what was read (a turn recorded again meanwhile was masked by its own record);
+    `returning`: it gives back the ids of the turns it wrote."""
     setting = sorted(group[0][1])
     kept = [column.name for column in _COLUMNS[1:]]
     names = ["id", *(f"new_{name}" for name in setting), *(f"old_{name}" for name in kept)]
@@ -180,6 +196,7 @@ def _update_many(group: list[Change]) -> tuple[str, tuple[Any, ...]]:
         f"UPDATE turns SET {', '.join(f'{name} = masked.new_{name}' for name in setting)} "
         "FROM masked WHERE turns.id = masked.id"
         + "".join(f" AND turns.{name} IS masked.old_{name}" for name in kept)
+        + (" RETURNING turns.id" if returning else "")
     )
     values: list[Any] = []
     for row, new in group:
@@ -199,6 +216,7 @@ class Rescan:
         insert: Callable[[Any], Any],
         masking: Callable[[Connection, int], AbstractContextManager[None]],
         one_statement: bool = False,
+        in_place: InPlace | None = None,
     ) -> None:
         """`one_statement`: write a step's masked turns in one UPDATE (SQLite): FTS5 writes the
         words pending in its memory out as a segment of their own at each statement's start, so
@@ -207,6 +225,7 @@ class Rescan:
         at 100k). The step's turns are then chosen before the write, by the text they rewrite
         at the cost a character measured, not by the clock between writes."""
         self._one_statement = one_statement
+        self._in_place = in_place
         self._write_per_char = FIRST_WRITE_SECONDS_PER_CHAR
         self._engine = engine
         self._writer = writer
@@ -270,12 +289,12 @@ class Rescan:
                     return Step()
                 until = held + HOLD_SECONDS - self._commit_seconds
                 write = self._write_at_once if self._one_statement else self._write
-                reached, masked, chars, rest = write(conn, read.ids[-1], read.changes, until)
+                reached, masked, chars, rest = write(conn, read, until)
                 self._keep(conn, _through_key(), reached)
                 committing = time.monotonic()
             self._learn_commit(time.monotonic() - committing, chars)
         left_ids = read.ids[bisect.bisect_right(read.ids, reached) :]
-        self._read = _Read(reached, left_ids, rest) if rest else None
+        self._read = _Read(reached, left_ids, rest, read.prepared) if rest else None
         scanned = len(read.ids) - len(left_ids)
         return Step(scanned=scanned, masked=masked, more=True, rewritten_chars=chars)
 
@@ -304,16 +323,18 @@ class Rescan:
         ).all()
         began = time.monotonic()
         changes = [(row, values) for row in found if (values := _masked(row)) is not None]
+        prepared = self._in_place.prepare(changes) if self._in_place and changes else {}
         self._adapt(time.monotonic() - began)
-        return _Read(after, [row.id for row in found], changes)
+        return _Read(after, [row.id for row in found], changes, prepared)
 
     def _write(
-        self, conn: Connection, last: int, changes: list[Change], until: float
+        self, conn: Connection, read: _Read, until: float
     ) -> tuple[int, int, int, list[Change]]:
         """Write the masked turns until `until` (at least one), leaving room for the commit of
         the text rewritten, and at most MOST_CHARS of it: the row id reached, how many were
         masked (a turn rewritten since it was read is left as its record made it), the
         characters rewritten, and the changes left for the next step."""
+        last, changes = read.ids[-1], read.changes
         if not changes:
             return last, 0, 0, []
         masked, longest, chars = 0, 0.0, 0
@@ -336,11 +357,13 @@ class Rescan:
         return last, masked, chars, []
 
     def _write_at_once(
-        self, conn: Connection, last: int, changes: list[Change], until: float
+        self, conn: Connection, read: _Read, until: float
     ) -> tuple[int, int, int, list[Change]]:
         """`_write` in one statement (a few when turns differ in the fields they mask): as many
         turns as their text lets fit before `until` at the costs a character measured so far,
-        at most MOST_CHARS and MOST_TURNS_A_STATEMENT, at least one."""
+        at most MOST_CHARS and MOST_TURNS_A_STATEMENT, at least one. Those the backend prepared
+        go in place first; the rest owe what `masking` owes."""
+        last, changes = read.ids[-1], read.changes
         if not changes:
             return last, 0, 0, []
         per_char = self._write_per_char + self._commit_per_char
@@ -353,10 +376,17 @@ class Rescan:
             taken, chars = taken + 1, chars + weight
         chosen, rest = changes[:taken], changes[taken:]
         began = time.monotonic()
-        with self._masking(conn, taken):
-            masked = sum(
-                conn.exec_driver_sql(*_update_many(group)).rowcount for group in _groups(chosen)
-            )
+        masked, usual = 0, chosen
+        if self._in_place is not None and read.prepared:
+            ready = [change for change in chosen if change[0].id in read.prepared]
+            if ready:
+                masked, left = self._in_place.write(conn, ready, read.prepared)
+                usual = [change for change in chosen if change[0].id not in read.prepared] + left
+        if usual:
+            with self._masking(conn, len(usual)):
+                masked += sum(
+                    conn.exec_driver_sql(*update_many(group)).rowcount for group in groups(usual)
+                )
         if chars >= SOME_CHARS:
             self._write_per_char = max(
                 0.8 * self._write_per_char, (time.monotonic() - began) / chars

@@ -4,6 +4,7 @@ page budget), so what it merges is bounded by pages, not by a clock."""
 
 from __future__ import annotations
 
+from history.store.sqlite.fts import varint
 from history.store.sqlite.fts_levels import (
     Level,
     Pick,
@@ -12,7 +13,6 @@ from history.store.sqlite.fts_levels import (
     parse,
     small_merge,
 )
-from tests.helpers.varints import varint
 
 
 def record(levels: list[tuple[int, list[int]]], second: bool = False) -> bytes:

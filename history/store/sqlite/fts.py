@@ -29,6 +29,8 @@ INDEXED_COLUMNS = (*TEXT_COLUMNS, PROJECT_TAG)
 # project_tag cannot be named in UPDATE OF (it is computed): a change of project reindexes.
 WATCHED_COLUMNS = (*TEXT_COLUMNS, "project")
 TRIGGERS = ("turns_ai", "turns_ad", "turns_au")
+# While it holds a row, `turns_au` leaves the index alone (history/store/sqlite/in_place.py).
+BY_HAND_TABLE = f"{FTS_TABLE}_by_hand"
 DEFAULT_TOKENIZE = "porter unicode61 remove_diacritics 2"
 
 
@@ -75,9 +77,10 @@ def trigger_statements() -> list[str]:
     return [
         f"CREATE TRIGGER turns_ai AFTER INSERT ON turns BEGIN {insert_new} END",
         f"CREATE TRIGGER turns_ad AFTER DELETE ON turns BEGIN {delete_old} END",
-        # Only a change to an indexed column touches the index.
+        # Only a change to an indexed column touches the index; a re-scan that masks a turn
+        # in place writes the index itself (in_place.py, revision 0022).
         f"CREATE TRIGGER turns_au AFTER UPDATE OF {', '.join(WATCHED_COLUMNS)} ON turns "
-        f"BEGIN {delete_old} {insert_new} END",
+        f"WHEN NOT EXISTS (SELECT 1 FROM {BY_HAND_TABLE}) BEGIN {delete_old} {insert_new} END",
     ]
 
 
@@ -153,6 +156,16 @@ def average_length(conn: Sql) -> float:
     if not values or values[0] <= 0:
         return 1.0
     return sum(values[1:]) / values[0]
+
+
+def varint(value: int) -> bytes:
+    """SQLite's big-endian varint, as FTS5 writes its records (values under 2**56)."""
+    groups = [value & 0x7F]
+    value >>= 7
+    while value:
+        groups.append(0x80 | (value & 0x7F))
+        value >>= 7
+    return bytes(reversed(groups))
 
 
 def varints(blob: bytes, wanted: int | None = None) -> list[int]:

@@ -34,6 +34,7 @@ from history.store.sqlite import (
     doctor,
     fts,
     fts_levels,
+    in_place,
     rank_extension,
     recovery,
 )
@@ -74,9 +75,13 @@ class SqliteMaintenance(Maintenance):
         self._best_turns = best_turns.Keeper()
         self._path = sqlite_path(engine.url.render_as_string(hide_password=False))
         self._rescan_writer = writer(engine, autocheckpoint=False)
-        self._rescan = Rescan(
-            engine, self._rescan_writer, insert, self._masking, one_statement=True
-        )
+        # Masked in place where FTS5 has secure-delete (in_place.py): no index rewrite owed.
+        masking = None
+        if full_text and forgetting.secure_delete:
+            masking = in_place.InPlaceMasking(
+                True, lambda conn: forgetting.owe_scrub(conn, at_once=True)
+            )
+        self._rescan = Rescan(engine, self._rescan_writer, insert, self._masking, True, masking)
         self._rescan_unsynced = 0.0  # re-scan step work since its last checkpoint
         self._merge_pages: int | None = None  # what fits MERGE_STEP_SECONDS, once measured
 

@@ -111,9 +111,9 @@ def test_retention_settings_do_not_show_the_rules_version(tmp_path: Path) -> Non
     index.close()
 
 
-def test_many_masked_turns_leave_their_words_to_the_index_rewrite(tmp_path: Path) -> None:
-    # More turns masked in a step than FTS5's secure-delete takes at once: the index is
-    # rewritten by the scrub, as after a large forget.
+def test_many_masked_turns_in_a_step_leave_no_byte_of_their_secrets(tmp_path: Path) -> None:
+    # Forty turns masked in one step, in the index itself (test_masking_in_place.py has the
+    # usual way, which owes the index's rewrite).
     with older_version():
         index = HistoryIndex.open(tmp_path / "history.db")
         for n in range(40):

@@ -19,6 +19,7 @@ from history.store import owed, rows
 from history.store import retention as stored_retention
 from history.store.models import Conversation, ForgetWork, ForgottenSession, Turn
 from history.store.owed import ScrubState
+from history.store.sqlite import in_place
 from history.store.sqlite.engine import sqlite_path, writer
 from history.store.sqlite.forgetting import blanking, checkpoints
 from history.store.sqlite.forgetting.spool import Spool, Writer
@@ -74,9 +75,10 @@ class Forgetting:
             else:
                 doomed = _count(conn, session_ids, project)
             if doomed <= BULK_FORGET_TURNS:
+                shadowed = in_place.held_by(conn, session_ids, project)
                 removed = rows.delete_sessions(conn, session_ids, _tombstone, project)
                 if removed:
-                    self.owe_scrub(conn, at_once=True)
+                    self.owe_scrub(conn, at_once=not shadowed)
                 return removed
             rows.tombstone_sessions(conn, session_ids, _tombstone)
             owed.add_work(conn, [(session, project) for session in session_ids])
@@ -94,9 +96,10 @@ class Forgetting:
         if doomed <= BULK_FORGET_TURNS:
             scope = [Turn.asked_at < before, *rows.scope(project, None)]
             ids = list(conn.execute(select(Turn.id).where(*scope)).scalars())
+            shadowed = bool(ids) and bool(in_place.shadowed(conn, ids))
             blanking.empty(conn, ids)  # before any goes: see blanking.py
             removed = int(conn.execute(delete(Turn).where(*scope)).rowcount)
-            self.owe_scrub(conn, at_once=True)
+            self.owe_scrub(conn, at_once=not shadowed)
             return removed
         owed.add_expiry(conn, stored_retention.conversations_before(conn, project, before), before)
         self.owe_scrub(conn, at_once=False)
@@ -104,7 +107,8 @@ class Forgetting:
 
     def owe_scrub(self, conn: Connection, at_once: bool) -> None:
         """Turns deleted at once had FTS5's secure-delete scrub their words, where it is on;
-        any other deletion leaves them in the index's segments, to be rewritten."""
+        any other deletion leaves them in the index's segments, to be rewritten, as does the
+        deletion of a turn masked in place (in_place.py), whose old words are shadowed there."""
         rewrite = self.full_text and not (at_once and self.secure_delete)
         owed.owe_scrub(conn, insert, rewrite_index=rewrite)
 

@@ -18,7 +18,7 @@ from sqlalchemy import Connection, Engine, text
 from history.store import owed
 from history.store.owed import ScrubState
 from history.store.rows import chunks
-from history.store.sqlite import fts
+from history.store.sqlite import fts, in_place
 from history.store.sqlite.forgetting import blanking, checkpoints, zeroing
 from history.store.sqlite.forgetting.spool import Spool
 from history.store.sqlite.forgetting.writers import WaitingWriters
@@ -174,6 +174,7 @@ class SqliteScrub:
         if self._rewrite_step(conn, started=row.rewriting):
             return Work.PAGES
         owed.set_rewrite(conn, rewrite_index=False, rewriting=False)
+        in_place.rewrite_ended(conn)
         return None
 
     def _delete_batch(self, conn: Connection) -> bool:
@@ -233,6 +234,7 @@ class SqliteScrub:
         changes = conn.exec_driver_sql("SELECT total_changes()").scalar_one() - before
         if not started:
             owed.set_rewrite(conn, rewrite_index=True, rewriting=True)
+            in_place.rewrite_began(conn)
             return True
         if changes >= 2:  # FTS5's documented sign that the merge did some work
             return True
