@@ -17,7 +17,9 @@ and cannot be cut short once begun. So a step rewrites at most MOST_CHARS charac
 more than the commit's cost per character measured so far lets fit in HOLD_SECONDS. The step
 that masks owes the scrub a forget of as many turns would (history/store/owed.py), in the
 backend's terms (its `masking`): the scrub then takes the old text out of the full-text index,
-the freed pages and the log.
+the freed pages and the log. A backend may write some turns in place instead (`InPlace`: on
+SQLite the secret's words leave the full-text index in the step itself), owing only the scrub
+of the pages and the log.
 
 Ids, session ids and projects are not re-scanned: they key the turns and their conversations.
 """

@@ -149,10 +149,10 @@ class SqliteMaintenance(Maintenance):
 
     @contextmanager
     def _masking(self, conn: Connection, turns: int) -> Iterator[None]:
-        """Turns masked anew owe what a large forget owes: they are written with FTS5's
-        secure-delete off (on, one turn's update rewrites a page of the index for each of its
-        words: up to 400 ms at 100k turns, the write lock held), and the scrub rewrites the
-        index once the re-scan is done."""
+        """Turns masked the usual way (those in_place.py does not write) owe what a large forget
+        owes: they are written with FTS5's secure-delete off (on, one turn's update rewrites a
+        page of the index for each of its words: up to 400 ms at 100k turns, the write lock
+        held), and the scrub rewrites the index once the re-scan is done."""
         quiet = self._forgetting.secure_delete
         if quiet:
             conn.exec_driver_sql(fts.secure_delete_statement(on=False))
