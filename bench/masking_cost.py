@@ -1,17 +1,16 @@
-"""What masking one stored turn holds the write lock for: FTS5's secure-delete off, on, and given
-only the secret's words.
+"""What masking one stored turn holds the write lock for: FTS5's secure-delete off, on, and the
+re-scan's write in place.
 
-A re-scan that masks a turn rewrites its text, so FTS5 deletes the turn's old entry and adds the
-new one. The shipped re-scan writes with secure-delete off and owes a whole-index rewrite for
-after (history/store/sqlite/maintenance.py, `_masking`), whose steps at 1M hold the lock longer
-than a re-scan step may. With secure-delete on, the old entry's words would leave the index in
-the masking transaction itself and no rewrite would be owed, at the price of a page rewritten for
-each word of the turn. The third way (`secret only`, not shipped) asks secure-delete to remove
-only the secret's words (FTS5's `delete` removes the words it is given), leaves delete markers
-for the turn's other words, inserts the masked row, and puts FTS5's row count back (each
-`delete` counted the row once). It leaves the turn's other words in old segments, shadowed: a
-later forget of that turn would still owe the whole-index scrub. Each way runs on its own copy
-of an index built by `bench.importer`, and the copy's `integrity-check` is reported after.
+A re-scan that masks a turn rewrites its text. Written the usual way (the `turns_au` trigger),
+FTS5 deletes the turn's old entry and adds the new one: with secure-delete off the old words
+stay in old segments and a whole-index rewrite is owed (history/store/sqlite/maintenance.py,
+`_masking`), whose steps at 1M hold the lock longer than a re-scan step may; with secure-delete
+on they leave the index in the masking transaction itself, at the price of a page rewritten for
+each word of the turn. The third way is the shipped one (history/store/sqlite/in_place.py):
+secure-delete takes only the secret's words, the turn's other words get FTS5's delete markers,
+the masked row is added; its split of the words (index_words.py) is made before the lock, as
+the re-scan makes it, and is not timed. Each way runs on its own copy of an index built by
+`bench.importer`, and the copy's `integrity-check` is reported after.
 
     python -m bench.masking_cost --db PATH [--turns 300] [--seed 1] [--out FILE]
 
@@ -27,27 +26,19 @@ import shutil
 import sqlite3
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy.exc import DatabaseError
+
 from bench.measure import Emitter, percentile
 from history.store.sqlite import fts
-from history.store.sqlite.connection import INDEX_TEXT_FUNCTION, set_up, sqlite_driver
+from history.store.sqlite.connection import set_up, sqlite_driver
 
 _TEXT_CHARS = "SELECT length(asked) + length(answered) + length(coalesce(work, '')) FROM turns"
 _ROW = "SELECT asked, answered, files, work, project_tag FROM turns WHERE id = ?"
 _MASK = "UPDATE turns SET answered = ? WHERE id = ?"
-_COLUMNS = ", ".join(fts.INDEXED_COLUMNS)
-_TEXT = f"{INDEX_TEXT_FUNCTION}(?)"
-_VALUES = f"{_TEXT}, {_TEXT}, {_TEXT}, {_TEXT}, ?"
-_FTS = fts.FTS_TABLE
-_DELETE = f"INSERT INTO {_FTS}({_FTS}, rowid, {_COLUMNS}) VALUES ('delete', ?, {_VALUES})"
-_INSERT = f"INSERT INTO {_FTS}(rowid, {_COLUMNS}) VALUES (?, {_VALUES})"
-# FTS5's averages record: varints, the row count first, then each column's token total.
-_AVERAGES = f"SELECT block FROM {_FTS}_data WHERE id = 1"
-_SET_AVERAGES = f"UPDATE {_FTS}_data SET block = ? WHERE id = 1"
-WAYS = ("secure-delete off (shipped)", "secure-delete on", "secret only")
+WAYS = ("secure-delete off (the usual way)", "secure-delete on", "in place (shipped)")
 
 
 def _masked(answered: str) -> tuple[str, str, str]:
@@ -60,20 +51,43 @@ def _mask_whole(conn: sqlite3.Connection, turn: int, row: Any) -> None:
     conn.execute(_MASK, (_masked(row[1])[2], turn))  # the turns_au trigger reindexes the row
 
 
-def _mask_secret_only(conn: sqlite3.Connection, turn: int, row: Any) -> None:
-    asked, answered, files, work, tag = row
-    head, secret, masked = _masked(answered)
-    conn.execute(_DELETE, (turn, "", secret, "", "", ""))  # secure-delete on: only these words
-    conn.execute(fts.secure_delete_statement(on=False))
-    conn.execute(_DELETE, (turn, asked, head, files, work, tag))  # markers for the other words
-    conn.execute(_MASK, (masked, turn))  # this copy has no turns_au trigger
-    conn.execute(_INSERT, (turn, asked, masked, files, work, tag))
-    conn.execute("SAVEPOINT averages")  # FTS5 writes the totals it holds
-    totals = fts.varints(conn.execute(_AVERAGES).fetchone()[0])
-    totals[0] += 1
-    conn.execute(_SET_AVERAGES, (b"".join(fts.varint(total) for total in totals),))
-    conn.execute("RELEASE averages")
-    conn.execute(fts.secure_delete_statement(on=True))
+def in_place_ms(database: Path, ids: list[int]) -> tuple[list[float], list[int], bool]:
+    """The shipped way through the product's own code, on a SQLAlchemy engine of the copy."""
+    from history.store import migrations
+    from history.store.sqlite import engine as sqlite_db
+    from history.store.sqlite import in_place, index_words
+
+    engine = sqlite_db.create_sqlite_engine(sqlite_db.database_url(database))
+    migrations.upgrade(engine)  # the tables the write in place keeps
+    write = sqlite_db.writer(engine, autocheckpoint=False)
+    splitter = index_words.Splitter()
+    held: list[float] = []
+    chars: list[int] = []
+    for turn in ids:
+        with engine.connect() as conn:
+            row = conn.exec_driver_sql(_ROW, (turn,)).first()
+            found = conn.exec_driver_sql(f"{_TEXT_CHARS} WHERE id = ?", (turn,)).first()
+        if found is None or row is None or not row[1].strip():
+            continue
+        old = [row[0], row[1], row[2] or "", row[3] or ""]
+        split = splitter.split(old, [old[0], _masked(row[1])[2], old[2], old[3]])
+        if split is None:
+            continue
+        began = time.perf_counter()
+        with write.begin() as conn:
+            with in_place.by_hand(conn):
+                conn.exec_driver_sql(_MASK, (_masked(row[1])[2], turn))
+            in_place.write_index(conn, {turn: split}, secure_delete=True)
+        held.append((time.perf_counter() - began) * 1000)
+        chars.append(int(found[0]))
+    with write.begin() as conn:
+        try:
+            conn.exec_driver_sql(fts.integrity_check_statement())
+            sound = True
+        except DatabaseError:
+            sound = False
+    engine.dispose()
+    return held, chars, sound
 
 
 def masking_ms(database: Path, ids: list[int], way: str) -> tuple[list[float], int, bool]:
@@ -84,10 +98,6 @@ def masking_ms(database: Path, ids: list[int], way: str) -> tuple[list[float], i
     # As the re-scan's writer: its commits never copy the WAL back (the upkeep does, apart).
     set_up(conn, busy_timeout_ms=5_000, wal_autocheckpoint_pages=0)
     conn.execute(fts.secure_delete_statement(on=way != WAYS[0]))
-    mask: Callable[[sqlite3.Connection, int, Any], None] = _mask_whole
-    if way == WAYS[2]:
-        conn.execute("DROP TRIGGER turns_au")
-        mask = _mask_secret_only
     held: list[float] = []
     chars: list[int] = []
     for turn in ids:
@@ -97,7 +107,7 @@ def masking_ms(database: Path, ids: list[int], way: str) -> tuple[list[float], i
             continue
         began = time.perf_counter()
         conn.execute("BEGIN IMMEDIATE")
-        mask(conn, turn, row)
+        _mask_whole(conn, turn, row)
         conn.execute("COMMIT")
         held.append((time.perf_counter() - began) * 1000)
         chars.append(int(found[0]))
@@ -127,7 +137,11 @@ def main() -> None:
         for n, way in enumerate(WAYS):
             copy = Path(scratch) / f"way-{n}.db"
             shutil.copy(args.db, copy)
-            held, median_chars, sound = masking_ms(copy, ids, way)
+            if way == WAYS[2]:
+                held, chars, sound = in_place_ms(copy, ids)
+                median_chars = sorted(chars)[len(chars) // 2] if chars else 0
+            else:
+                held, median_chars, sound = masking_ms(copy, ids, way)
             for p in (50, 90, 99, 100):
                 emitter.emit(
                     f"masking p{p}", way, round(percentile(held, p), 2), "ms", turns=len(held)

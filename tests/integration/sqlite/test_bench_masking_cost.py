@@ -32,7 +32,7 @@ def test_every_way_is_measured_on_copies_and_the_index_is_left_as_it_was(tmp_pat
     assert done.returncode == 0, done.stderr
     lines = [json.loads(line) for line in done.stdout.splitlines()]
     measured = {(line["metric"], line["impl"]): line for line in lines}
-    for impl in ("secure-delete off (shipped)", "secure-delete on", "secret only"):
+    for impl in ("secure-delete off (the usual way)", "secure-delete on", "in place (shipped)"):
         assert measured[("masking p50", impl)]["turns"] == 20
         assert measured[("masking p100", impl)]["value"] > 0
         assert measured[("integrity", impl)]["value"] == 1  # FTS5's own check, after
