@@ -179,10 +179,10 @@ class _Read:
 
 def groups(changes: list[Change]) -> list[list[Change]]:
     """The changes by the fields they set, in the order first met."""
-    groups: dict[tuple[str, ...], list[Change]] = {}
+    by_fields: dict[tuple[str, ...], list[Change]] = {}
     for change in changes:
-        groups.setdefault(tuple(sorted(change[1])), []).append(change)
-    return list(groups.values())
+        by_fields.setdefault(tuple(sorted(change[1])), []).append(change)
+    return list(by_fields.values())
 
 
 def update_many(group: list[Change], returning: bool = False) -> tuple[str, tuple[Any, ...]]:
