@@ -32,7 +32,7 @@ from sqlalchemy.exc import DatabaseError
 
 from history.store.rescan import Change, groups, update_many
 from history.store.rows import chunks
-from history.store.sqlite import fts, index_words
+from history.store.sqlite import fts, index_words, segment_keys
 
 _log = logging.getLogger(__name__)
 SHADOWED, BY_HAND = f"{fts.FTS_TABLE}_shadowed", fts.BY_HAND_TABLE
@@ -126,7 +126,8 @@ def write_index(
 
     The secret's delete comes last because FTS5 reports its index damaged when a turn deleted
     in part is deleted again before it is added; and as a delete it takes the turn's sizes
-    (`_docsize`), which the added text wrote and are put back."""
+    (`_docsize`), which the added text wrote and are put back. Then the segment index's keys
+    that held a prefix of a word taken out are given new ones (segment_keys.py)."""
     ids = sorted(splits)
     marks = ", ".join("?" * len(ids))
     found = conn.exec_driver_sql(
@@ -154,6 +155,7 @@ def write_index(
             tuple(value for row in sizes for value in row),
         )
         _count_rows_once(conn, len(secret))
+        segment_keys.rekey(conn, [word for i in ids for word in splits[i].words])
     if not secure_delete:
         conn.exec_driver_sql(fts.secure_delete_statement(on=False))
     listed = ", ".join(["(?)"] * len(ids))

@@ -37,11 +37,13 @@ _WORDS_AT = "SELECT term, doc, col FROM words_at ORDER BY doc, col, offset"
 @dataclass(frozen=True)
 class Split:
     """A masked turn's text columns as the index is given them: the old words the masking takes
-    out (`secret`), the old words it keeps (`kept`), and the masked text (`masked`)."""
+    out (`secret`), the old words it keeps (`kept`), and the masked text (`masked`); and the
+    index's words it takes out (`words`)."""
 
     secret: tuple[str, ...]
     kept: tuple[str, ...]
     masked: tuple[str, ...]
+    words: tuple[str, ...] = ()
 
 
 class Splitter:
@@ -82,7 +84,12 @@ class Splitter:
             [word for word, term in zip(cut, terms, strict=True) if term not in secret]
             for cut, terms in zip(raw, old_words, strict=True)
         ]
-        return Split(tuple(map(" ".join, taken)), tuple(map(" ".join, kept)), tuple(new_text))
+        return Split(
+            tuple(map(" ".join, taken)),
+            tuple(map(" ".join, kept)),
+            tuple(new_text),
+            tuple(sorted(secret)),
+        )
 
     def _raw_words(self, conn: sqlite3.Connection, text: str) -> list[str]:
         """The runs of characters unicode61 keeps in words."""

@@ -26,6 +26,7 @@ from history.store.sqlite.maintenance import SqliteMaintenance
 from tests.helpers.engines import engine_of
 from tests.helpers.forgetting import file_bytes
 from tests.helpers.rescan_setup import SECRET, TOKEN, older_version
+from tests.helpers.turns import raw_turn
 
 PROJECT = "/work/masked"
 WORDS = ("parser", "parsers", "connect", "connected", "schema", "login", "hash", "Função", "日本語")
@@ -216,4 +217,34 @@ def test_going_back_to_the_version_before_owes_the_rewrite_the_list_stood_for(
     index = HistoryIndex.open(path)  # up again: the rewrite owed is paid
     assert index.tidy() and rewrites
     assert_sound(index, 92)
+    index.close()
+
+
+def test_no_prefix_of_a_secret_stays_in_the_segment_index(tmp_path: Path) -> None:
+    # FTS5 keys each leaf page by a prefix of its first word; when secure-delete took a page's
+    # first word out and other words stayed on it, the key kept a prefix of the secret (at 1M,
+    # `quokkarescan986` of a planted `quokkarescan98600`).
+    path = tmp_path / "history.db"
+    with older_version():
+        index = HistoryIndex.open(path)
+        assert index.tidy()
+        leaks = (
+            raw_turn(f"t{n}", f"s{n}", PROJECT, f"Mot de passe : {SECRET}{n:04d}", "yak zebra")
+            for n in range(1500)
+        )
+        assert index.record_many(leaks).new == 1500  # one segment of many pages
+        assert index.tidy()
+        index.close()
+    with sqlite3.connect(path) as conn:
+        keys = [bytes(key) for (key,) in conn.execute("SELECT term FROM turns_fts_idx")]
+    assert any(key.startswith(b"0" + SECRET.encode()) for key in keys)
+    index = HistoryIndex.open(path)
+    assert index.rescan().masked == 1500
+    assert index.tidy()
+    assert SECRET.encode() not in file_bytes(tmp_path)
+    assert_sound(index, 1500)
+    with engine_of(index).connect() as conn:
+        found = "SELECT count(*) FROM turns_fts WHERE turns_fts MATCH ?"
+        assert conn.exec_driver_sql(found, ("zebra",)).scalar() == 1500
+        assert conn.exec_driver_sql(found, ("redacted",)).scalar() == 1500
     index.close()
