@@ -41,6 +41,7 @@ from history.store.sqlite import (
 from history.store.sqlite.engine import sqlite_path, writer
 from history.store.sqlite.forgetting.forget import UPKEEP_STEP_SECONDS, Forgetting
 from history.store.sqlite.forgetting.spool import spool_file
+from history.store.sqlite.forgetting.steps import LET_IN_SECONDS
 from history.upkeep import CALLER_STEP_PAGES
 
 # The merges after each step of a re-scan read only small segments: FTS5 checks a merge's page
@@ -105,13 +106,15 @@ class SqliteMaintenance(Maintenance):
         rules, else of a scrub owed, else merge some of the full-text index or, with nothing
         left to merge, checkpoint. The re-scan goes before the scrub: what it masks owes one,
         paid once at its end rather than after each of its steps. The merge waits for this
-        process's writes; the checkpoint lets them run."""
+        process's writes; the checkpoint lets them run; after a step that leaves more, the
+        writers of other processes waiting on the lock go first (forgetting/writers.py)."""
         if self._rescan.due() and not self._forgetting.deleting():
             self._forgetting.steps.move_spooled()  # a record its steps made wait
             began = time.monotonic()
             self._rescan.paced_step(writes)
             self._merge_new_segments(writes)
             self._rescan_checkpoint(time.monotonic() - began)
+            self._forgetting.steps.writers.let_in(LET_IN_SECONDS)
             return "more"
         if self._forgetting.owes():
             state = self._forgetting.step()
@@ -124,8 +127,11 @@ class SqliteMaintenance(Maintenance):
             elapsed = time.monotonic() - began
             scale = min(2.0, max(0.25, MERGE_STEP_SECONDS / max(elapsed, 1e-4)))
             self._merge_pages = min(pages, max(LEAST_MERGE_PAGES, int(asked * scale)))
-            if merged:
-                return "more"
+        if merged:
+            # The upkeep takes its steps back to back: a record of another process waiting on
+            # the lock (SQLite's busy handler polls it) goes first, as between a forget's steps.
+            self._forgetting.steps.writers.let_in(LET_IN_SECONDS)
+            return "more"
         self._forgetting.checkpoint()
         return "done"
 
