@@ -83,6 +83,17 @@ def delete_sessions(
     return removed
 
 
+def session_turn_ids(
+    conn: Connection, session_ids: Sequence[str], project: str | None
+) -> list[int]:
+    """The row ids of the sessions' turns (of `project` only, when given)."""
+    found: list[int] = []
+    for chunk in chunks(session_ids):
+        ids = select(Turn.id).where(Turn.session_id.in_(chunk), *scope(project, None))
+        found += conn.execute(ids).scalars()
+    return found
+
+
 def tombstone_sessions(
     conn: Connection, session_ids: Sequence[str], tombstone: Callable[[], Executable]
 ) -> None:

@@ -29,6 +29,7 @@ _WORDS = (
     f"CREATE VIRTUAL TABLE words USING fts5({', '.join(_NAMES)}, "
     f"tokenize='{fts.DEFAULT_TOKENIZE}')",
     "CREATE VIRTUAL TABLE words_at USING fts5vocab(words, instance)",
+    "CREATE VIRTUAL TABLE words_of USING fts5vocab(words, row)",
 )
 _ADD_WORDS = f"INSERT INTO words (rowid, {', '.join(_NAMES)}) VALUES (?, ?, ?, ?, ?)"
 _WORDS_AT = "SELECT term, doc, col FROM words_at ORDER BY doc, col, offset"
@@ -90,6 +91,16 @@ class Splitter:
             tuple(new_text),
             tuple(sorted(secret)),
         )
+
+    def words(self, rows: Sequence[Sequence[str]]) -> set[str]:
+        """The index's words of some turns' text columns (`fts.TEXT_COLUMNS`, each row)."""
+        texts = [(n, *(index_text(value or "") for value in row)) for n, row in enumerate(rows)]
+        with self._lock:
+            conn = self._connection()
+            conn.executemany(_ADD_WORDS, texts)
+            found = {term for (term,) in conn.execute("SELECT term FROM words_of")}
+            conn.execute("DELETE FROM words")
+        return found
 
     def _raw_words(self, conn: sqlite3.Connection, text: str) -> list[str]:
         """The runs of characters unicode61 keeps in words."""

@@ -9,45 +9,86 @@ key not above it, and the new key lies between the old one and the page's first 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import bisect
+from collections.abc import Iterable, Sequence
 
 from sqlalchemy import Connection
 
-from history.store.sqlite import fts, fts_levels
+from history.store.rows import chunks
+from history.store.sqlite import fts, fts_levels, index_words
 
 _FTS = fts.FTS_TABLE
 _KEY_AT_MOST = (
     f"SELECT term, pgno FROM {_FTS}_idx WHERE segid = ? AND term <= ? ORDER BY term DESC LIMIT 1"
 )
+_TEXTS = f"SELECT {', '.join(fts.TEXT_COLUMNS)} FROM turns WHERE id IN "
+_KEYS = f"SELECT segid, term, pgno FROM {_FTS}_idx"
 _PAGE = f"SELECT block FROM {_FTS}_data WHERE id = ?"
 _REKEY = f"UPDATE {_FTS}_idx SET term = ? WHERE segid = ? AND term = ?"
 _MAIN_INDEX = b"0"  # FTS5 writes the main index's words after this byte (prefix indexes: 1, 2..)
 _PAGE_BITS = 37  # a leaf's rowid in `_data`: the segment's id above 37 bits, the page below
+# Past this many lookups (words times segments), one read of the whole segment index is cheaper
+# (at 1M it holds some tens of thousands of keys).
+LOOKUPS_AT_MOST = 2_000
+
+
+def words_of(conn: Connection, splitter: index_words.Splitter, ids: Sequence[int]) -> set[str]:
+    """The index's words of the turns `ids`, read before they are deleted."""
+    texts: list[Sequence[str]] = []
+    for chunk in chunks(ids):
+        marks = ", ".join("?" * len(chunk))
+        texts += [tuple(row) for row in conn.exec_driver_sql(_TEXTS + f"({marks})", tuple(chunk))]
+    return splitter.words(texts)
+
+
+def rekey_after_delete(conn: Connection, words: set[str]) -> int:
+    """`rekey` once FTS5 has written out the deletes of the caller's transaction."""
+    if not words:
+        return 0
+    conn.exec_driver_sql("SAVEPOINT recall_keys")  # FTS5 writes out its pending words here
+    conn.exec_driver_sql("RELEASE recall_keys")
+    return rekey(conn, words)
 
 
 def rekey(conn: Connection, words: Iterable[str]) -> int:
     """Give a new key to each page whose key is a prefix of one of `words` (the index's words
     secure-delete took out, in the caller's transaction after FTS5 wrote them out) but not of
-    the page's first word now; how many keys changed."""
+    the page's first word now; how many keys changed. A few words are looked up segment by
+    segment; many (a forget's) are met in one read of the segment index."""
+    wanted = sorted({_MAIN_INDEX + word.encode() for word in words})
     segments = [span[0] for level in fts_levels.levels(conn) for span in level.spans]
+    if len(wanted) * len(segments) <= LOOKUPS_AT_MOST:
+        keys = [
+            (segment, bytes(found[0]), int(found[1]))
+            for word in wanted
+            for segment in segments
+            if (found := conn.exec_driver_sql(_KEY_AT_MOST, (segment, word)).first()) is not None
+        ]
+    else:
+        keys = [(int(a), bytes(b), int(c)) for a, b, c in conn.exec_driver_sql(_KEYS)]
     changed = 0
-    for word in set(words):
-        wanted = _MAIN_INDEX + word.encode()
-        for segment in segments:
-            found = conn.exec_driver_sql(_KEY_AT_MOST, (segment, wanted)).first()
-            if found is None or not found[0] or not wanted.startswith(bytes(found[0])):
-                continue
-            key = bytes(found[0])
-            first = _first_word(conn, segment, int(found[1]) >> 1)
-            if first is None or first.startswith(key):
-                continue
-            pairs = enumerate(zip(key, first, strict=False))
-            shared = next((n for n, (a, b) in pairs if a != b), None)
-            if shared is None:  # a page's first word never sorts before its key
-                continue
-            conn.exec_driver_sql(_REKEY, (first[: shared + 1], segment, key))
-            changed += 1
+    for segment, key, pgno in dict.fromkeys(keys):
+        if len(key) > 1 and _prefix_of_one(key, wanted):
+            changed += _rekey_page(conn, segment, key, pgno >> 1)
     return changed
+
+
+def _prefix_of_one(key: bytes, wanted: list[bytes]) -> bool:
+    """Whether `key` begins one of `wanted` (sorted): the first word not below it does."""
+    at = bisect.bisect_left(wanted, key)
+    return at < len(wanted) and wanted[at].startswith(key)
+
+
+def _rekey_page(conn: Connection, segment: int, key: bytes, page: int) -> int:
+    first = _first_word(conn, segment, page)
+    if first is None or first.startswith(key):
+        return 0
+    pairs = enumerate(zip(key, first, strict=False))
+    shared = next((n for n, (a, b) in pairs if a != b), None)
+    if shared is None:  # a page's first word never sorts before its key
+        return 0
+    conn.exec_driver_sql(_REKEY, (first[: shared + 1], segment, key))
+    return 1
 
 
 def _first_word(conn: Connection, segment: int, page: int) -> bytes | None:

@@ -116,7 +116,12 @@ def test_the_upkeep_lets_waiting_writers_in_after_each_step_that_leaves_more(
     for n in range(40):  # a segment each: merges to do
         index.record(turn_id=f"t{n}", session_id="s", project="/p", asked=f"ask {n}", answered="ok")
     looked: list[float] = []
-    monkeypatch.setattr(WaitingWriters, "let_in", lambda self, limit: looked.append(limit) or False)
+
+    def let_in(self: WaitingWriters, limit: float) -> bool:
+        looked.append(limit)
+        return False
+
+    monkeypatch.setattr(WaitingWriters, "let_in", let_in)
     steps = 0
     while index._maintenance.step(16, nullcontext()) == "more":
         steps += 1

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -12,8 +14,10 @@ import pytest
 from history import HistoryIndex
 from history.store.sqlite import engine as sqlite_db
 from history.store.sqlite import fts
+from history.store.sqlite.engine import writer
 from tests.helpers.engines import engine_of
 from tests.helpers.forgetting import CANARY, FORGETS, assert_gone, file_bytes, fill, scrubbed_soon
+from tests.helpers.turns import raw_turn
 
 
 @pytest.fixture(params=["fts5-secure-delete", "fts5-optimize"])
@@ -171,4 +175,52 @@ def test_a_large_forget_rewrites_the_index_and_keeps_secure_delete_on(tmp_path: 
     assert_gone(tmp_path)
     with engine_of(index).connect() as conn:
         assert fts.secure_delete_enabled(conn)
+    index.close()
+
+
+# Words alike but for their last characters: the segment index keys a page by as much of its
+# first word as tells it from the page before, here the whole word.
+ALIKE = "zebracanaryquxvbt"
+
+
+def alike_words_in_one_segment(path: Path) -> list[int]:
+    """1,500 turns, each with a word of its own, imported at once (one segment of many pages):
+    the turns whose word a key of the segment index holds whole."""
+    index = HistoryIndex.open(path)
+    index.record_many(
+        raw_turn(f"t{n}", f"s{n}", "/p", f"note {ALIKE}{n:04d}", "yak") for n in range(1500)
+    )
+    assert index.tidy()
+    index.close()
+    with sqlite3.connect(path) as conn:
+        keys = [bytes(key)[1:] for (key,) in conn.execute("SELECT term FROM turns_fts_idx")]
+    whole = [key for key in keys if key.startswith(ALIKE.encode()) and len(key) == len(ALIKE) + 4]
+    return [int(key[len(ALIKE) :]) for key in whole]
+
+
+@pytest.mark.parametrize("way", ["forget", "expire"])
+def test_a_forgotten_word_first_on_an_index_page_leaves_no_key_behind(
+    tmp_path: Path, way: str
+) -> None:
+    # FTS5's secure-delete took the forgotten word off its page and left the page's key in the
+    # segment index as it was: the word, whole, stayed in the file.
+    keyed = alike_words_in_one_segment(tmp_path / "history.db")
+    assert keyed, "no page of the segment began with one of the words"
+    doomed = keyed[0]
+    index = HistoryIndex.open(tmp_path / "history.db")
+    if way == "forget":
+        assert index.forget_session(f"s{doomed}") == 1
+    else:  # the one turn asked long ago, expired by age
+        with writer(engine_of(index)).begin() as conn:
+            long_ago = datetime.now(UTC).replace(tzinfo=None) - timedelta(days=500)
+            moved = "UPDATE turns SET asked_at = ? WHERE session_id = ?"
+            conn.exec_driver_sql(moved, (long_ago, f"s{doomed}"))
+        assert index.retain(400) == 1
+    assert index.tidy()
+    assert f"{ALIKE}{doomed:04d}".encode() not in file_bytes(tmp_path)
+    for kept in (doomed - 1, doomed + 1):  # the words beside it are found as before
+        (hit,) = index.search(f"{ALIKE}{kept:04d}")
+        assert hit.turn_id == f"t{kept}"
+    with writer(engine_of(index)).begin() as conn:
+        conn.exec_driver_sql(fts.integrity_check_statement())
     index.close()

@@ -19,7 +19,7 @@ from history.store import owed, rows
 from history.store import retention as stored_retention
 from history.store.models import Conversation, ForgetWork, ForgottenSession, Turn
 from history.store.owed import ScrubState
-from history.store.sqlite import in_place
+from history.store.sqlite import in_place, index_words, segment_keys
 from history.store.sqlite.engine import sqlite_path, writer
 from history.store.sqlite.forgetting import blanking, checkpoints
 from history.store.sqlite.forgetting.spool import Spool, Writer
@@ -47,6 +47,7 @@ class Forgetting:
         self._writer = writer(engine)
         database = sqlite_path(engine.url.render_as_string(hide_password=False))
         self.spool = Spool(database, write_moved)
+        self._splitter = index_words.Splitter()
         self.steps = SqliteScrub(
             writer(engine, announced=False, autocheckpoint=False),
             engine,
@@ -76,8 +77,10 @@ class Forgetting:
                 doomed = _count(conn, session_ids, project)
             if doomed <= BULK_FORGET_TURNS:
                 shadowed = in_place.held_by(conn, session_ids, project)
+                words = self._words(conn, rows.session_turn_ids(conn, session_ids, project))
                 removed = rows.delete_sessions(conn, session_ids, _tombstone, project)
                 if removed:
+                    segment_keys.rekey_after_delete(conn, words)
                     self.owe_scrub(conn, at_once=not shadowed)
                 return removed
             rows.tombstone_sessions(conn, session_ids, _tombstone)
@@ -97,13 +100,23 @@ class Forgetting:
             scope = [Turn.asked_at < before, *rows.scope(project, None)]
             ids = list(conn.execute(select(Turn.id).where(*scope)).scalars())
             shadowed = bool(ids) and bool(in_place.shadowed(conn, ids))
+            words = self._words(conn, ids)
             blanking.empty(conn, ids)  # before any goes: see blanking.py
             removed = int(conn.execute(delete(Turn).where(*scope)).rowcount)
+            segment_keys.rekey_after_delete(conn, words)
             self.owe_scrub(conn, at_once=not shadowed)
             return removed
         owed.add_expiry(conn, stored_retention.conversations_before(conn, project, before), before)
         self.owe_scrub(conn, at_once=False)
         return doomed
+
+    def _words(self, conn: Connection, ids: list[int]) -> set[str]:
+        """The index's words of turns a forget deletes at once, FTS5's secure-delete taking them
+        out: their pages' keys are mended after (segment_keys.py). Not needed where the whole
+        index is rewritten."""
+        if not (self.full_text and self.secure_delete and ids):
+            return set()
+        return segment_keys.words_of(conn, self._splitter, ids)
 
     def owe_scrub(self, conn: Connection, at_once: bool) -> None:
         """Turns deleted at once had FTS5's secure-delete scrub their words, where it is on;
