@@ -4,7 +4,9 @@ secure-delete takes the first word of a page out and other words stay on it, FTS
 key as it was: a prefix of the word taken out (at 1M, 15 of a secret's 17 characters) stays in
 the file. `rekey` gives such a key the shortest prefix of the page's new first word that sorts
 after it, which keeps every lookup as it was: a word is looked for on the page of the largest
-key not above it, and the new key lies between the old one and the page's first word.
+key not above it, and the new key lies between the old one and the page's first word. Both
+secure-deletes call it: a re-scan's of a secret's words (in_place.py), and a small forget's or
+expiry's of its turns' words (forgetting/forget.py, which reads them before the delete).
 """
 
 from __future__ import annotations
