@@ -87,11 +87,11 @@ def _baseline(engine: Any) -> float:
     return time.monotonic() - began
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--url", required=True)
     parser.add_argument("--every", type=int, default=100)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     index = HistoryIndex.open(args.url)
     index._upkeep.close()
     engine = engine_of(index)
