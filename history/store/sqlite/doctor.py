@@ -14,7 +14,7 @@ from history.i18n import N_, Messages
 from history.reports import DoctorReport
 from history.store.maintenance import ENGLISH
 from history.store.sqlite import engine as sqlite_db
-from history.store.sqlite import fts
+from history.store.sqlite import fts, in_place
 
 FTS5_SEARCH = N_("FTS5 full text")
 LIKE_SEARCH = N_("LIKE (no FTS5 in this SQLite)")
@@ -144,6 +144,7 @@ def examine(
         return report
     with sqlite_db.writer(engine).begin() as conn:
         conn.exec_driver_sql(fts.rebuild_statement())
+        in_place.index_rebuilt(conn)
     report.rebuilt = True
     if index_agrees(engine):
         report.findings.append(

@@ -193,6 +193,11 @@ def held_by(conn: Connection, session_ids: Sequence[str], project: str | None) -
     return False
 
 
+def index_rebuilt(conn: Connection) -> None:
+    """The index was made anew from the turns: no old entry of a turn masked in place is left."""
+    conn.exec_driver_sql(f"DELETE FROM {SHADOWED}")
+
+
 def rewrite_began(conn: Connection) -> None:
     """The index's rewrite starts: the turns masked in place by now are rewritten out of it."""
     conn.exec_driver_sql(f"UPDATE {SHADOWED} SET in_rewrite = 1")

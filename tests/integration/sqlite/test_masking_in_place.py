@@ -246,3 +246,23 @@ def test_no_prefix_of_a_secret_stays_in_the_segment_index(tmp_path: Path) -> Non
         assert conn.exec_driver_sql(found, ("zebra",)).scalar() == 1500
         assert conn.exec_driver_sql(found, ("redacted",)).scalar() == 1500
     index.close()
+
+
+def test_an_index_rebuilt_by_doctor_owes_no_rewrite_for_turns_masked_in_place(
+    tmp_path: Path, rewrites: list[int]
+) -> None:
+    # A rebuild makes the index anew from the turns: no shadowed word is left to rewrite out.
+    record_leaks(tmp_path / "history.db")
+    index = HistoryIndex.open(tmp_path / "history.db")
+    index.rescan()
+    assert index.tidy() and shadowed_turns(index)
+    with engine_of(index).begin() as conn:  # a row changed behind the triggers' back
+        conn.exec_driver_sql("DROP TRIGGER turns_au")
+        conn.exec_driver_sql("UPDATE turns SET asked = 'kubernetes rollout' WHERE id = 40")
+    assert index.doctor().rebuilt
+    assert not shadowed_turns(index)
+    assert index.forget_session("s-3") == 1 and index.tidy()
+    assert not rewrites
+    assert f"{OWN_WORD}3".encode() not in file_bytes(tmp_path)
+    assert_sound(index, 91)
+    index.close()
