@@ -172,6 +172,7 @@ def plant(db: Path, every: int) -> int:
 
     from history import HistoryIndex
     from history.query import index_text
+    from history.store.sqlite import fts
     from history.store.sqlite.connection import INDEX_TEXT_FUNCTION
 
     index = HistoryIndex.open(db)  # migrates the copy
@@ -180,10 +181,15 @@ def plant(db: Path, every: int) -> int:
     conn = sqlean.connect(str(db), isolation_level=None, timeout=5)
     conn.create_function(INDEX_TEXT_FUNCTION, 1, index_text, deterministic=True)
     conn.execute("BEGIN IMMEDIATE")
+    # Reindexed with FTS5's delete markers (secure-delete on would rewrite a page for each word
+    # of each planted turn: at 10% of 1M turns, over half an hour); what they shadow holds no
+    # secret.
+    conn.execute(fts.secure_delete_statement(on=False))
     planted = conn.execute(
         "UPDATE turns SET asked = asked || ' Mot de passe : ' || ? || id WHERE id % ? = 0",
         (SECRET, every),
     ).rowcount
+    conn.execute(fts.secure_delete_statement(on=True))
     conn.execute("DELETE FROM retention_settings WHERE project LIKE '(secret rules%'")
     conn.execute("COMMIT")
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
