@@ -69,6 +69,7 @@ FIRST_BATCH, LEAST_BATCH, MOST_BATCH = 100, 10, 5_000
 _NAMES = tuple(sorted(turn_fields_of_type(tuple[str, ...])))
 _TEXTS = {"asked": MAX_TEXT_CHARS, "answered": MAX_TEXT_CHARS, "work": MAX_WORK_CHARS}
 _COLUMNS = (Turn.id, *(getattr(Turn, name) for name in (*_TEXTS, *_NAMES)))
+READ = tuple(column.key for column in _COLUMNS[1:])  # what a step reads of a turn, and compares
 
 
 def _through_key() -> str:

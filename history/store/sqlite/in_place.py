@@ -30,7 +30,7 @@ from typing import cast
 from sqlalchemy import Connection
 from sqlalchemy.exc import DatabaseError
 
-from history.store.rescan import Change, groups, update_many
+from history.store.rescan import READ, Change, groups, update_many
 from history.store.rows import chunks
 from history.store.sqlite import fts, index_words, segment_keys
 
@@ -67,10 +67,12 @@ class InPlaceMasking:
         self, conn: Connection, changes: list[Change], prepared: dict[int, object]
     ) -> tuple[int, list[Change]]:
         """Mask the turns not masked in place before (the others are left to the usual
-        write), each only if it still holds what was read."""
+        write), each only if it still holds what was read: a turn listed since it was read was
+        masked in place by another process's re-scan, and is left as it is (the usual write
+        would owe the index's rewrite for nothing)."""
         before = shadowed(conn, [row.id for row, _ in changes])
         ready = [change for change in changes if change[0].id not in before]
-        usual = [change for change in changes if change[0].id in before]
+        usual = _still_as_read(conn, [change for change in changes if change[0].id in before])
         if not ready:
             return 0, usual
         conn.exec_driver_sql("SAVEPOINT recall_in_place")
@@ -96,6 +98,17 @@ class InPlaceMasking:
             write_index(conn, cast(dict[int, index_words.Split], splits), self._secure_delete)
             self._owe_scrub(conn)
         return len(written)
+
+
+def _still_as_read(conn: Connection, changes: list[Change]) -> list[Change]:
+    if not changes:
+        return []
+    ids = tuple(row.id for row, _ in changes)
+    found = conn.exec_driver_sql(
+        f"SELECT id, {', '.join(READ)} FROM turns WHERE id IN ({', '.join('?' * len(ids))})", ids
+    )
+    now = {turn: tuple(values) for turn, *values in found}
+    return [(row, new) for row, new in changes if now.get(row.id) == tuple(row[1:])]
 
 
 def shadowed(conn: Connection, ids: Sequence[int]) -> set[int]:
