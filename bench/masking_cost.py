@@ -77,7 +77,7 @@ def in_place_ms(database: Path, ids: list[int]) -> tuple[list[float], list[int],
         with write.begin() as conn:
             with in_place.by_hand(conn):
                 conn.exec_driver_sql(_MASK, (_masked(row[1])[2], turn))
-            in_place.write_index(conn, {turn: split}, secure_delete=True)
+            in_place.write_index(conn, {turn: split})
         held.append((time.perf_counter() - began) * 1000)
         chars.append(int(found[0]))
     with write.begin() as conn:

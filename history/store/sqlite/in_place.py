@@ -45,12 +45,12 @@ _SET_AVERAGES = f"UPDATE {_FTS}_data SET block = ? WHERE id = 1"
 
 
 class InPlaceMasking:
-    """The re-scan's write in place on SQLite (history.store.rescan.InPlace). `owe_scrub`: the
-    scrub a forget with secure-delete owes (its pages and log), in the caller's transaction."""
+    """The re-scan's write in place on SQLite (history.store.rescan.InPlace), for an index that
+    runs with FTS5's secure-delete on. `owe_scrub`: the scrub a forget with secure-delete owes
+    (its pages and log), in the caller's transaction."""
 
-    def __init__(self, secure_delete: bool, owe_scrub: Callable[[Connection], None]) -> None:
+    def __init__(self, owe_scrub: Callable[[Connection], None]) -> None:
         self._splitter = index_words.Splitter()
-        self._secure_delete = secure_delete
         self._owe_scrub = owe_scrub
 
     def prepare(self, changes: list[Change]) -> dict[int, object]:
@@ -80,7 +80,7 @@ class InPlaceMasking:
             written = self._write(conn, ready, prepared)
         except DatabaseError as error:  # FTS5 refused: the usual write takes them all
             conn.exec_driver_sql("ROLLBACK TO recall_in_place")
-            conn.exec_driver_sql(fts.secure_delete_statement(on=self._secure_delete))
+            conn.exec_driver_sql(fts.secure_delete_statement(on=True))
             _log.warning("masking in place refused (%s); masked the usual way", error.orig)
             written, usual = 0, changes
         conn.exec_driver_sql("RELEASE recall_in_place")
@@ -95,7 +95,7 @@ class InPlaceMasking:
             ]
         if written:
             splits = {turn: prepared[turn] for turn in written}
-            write_index(conn, cast(dict[int, index_words.Split], splits), self._secure_delete)
+            write_index(conn, cast(dict[int, index_words.Split], splits))
             self._owe_scrub(conn)
         return len(written)
 
@@ -128,14 +128,12 @@ def by_hand(conn: Connection) -> Iterator[None]:
     conn.exec_driver_sql(f"DELETE FROM {BY_HAND}")
 
 
-def write_index(
-    conn: Connection, splits: dict[int, index_words.Split], secure_delete: bool
-) -> None:
+def write_index(conn: Connection, splits: dict[int, index_words.Split]) -> None:
     """The masked turns' entries, in the caller's transaction, their rows written `by_hand`:
     with secure-delete off, the kept words deleted and the masked text added; then with it on,
     the secret's words deleted. Each statement writes every turn's (FTS5 writes its pending
-    words out as a segment at each statement's start, with the setting of that moment).
-    `secure_delete`: the index's setting, put back.
+    words out as a segment at each statement's start, with the setting of that moment);
+    secure-delete is left on, as the index runs.
 
     The secret's delete comes last because FTS5 reports its index damaged when a turn deleted
     in part is deleted again before it is added; and as a delete it takes the turn's sizes
@@ -169,8 +167,6 @@ def write_index(
         )
         _count_rows_once(conn, len(secret))
         segment_keys.rekey(conn, [word for i in ids for word in splits[i].words])
-    if not secure_delete:
-        conn.exec_driver_sql(fts.secure_delete_statement(on=False))
     listed = ", ".join(["(?)"] * len(ids))
     conn.exec_driver_sql(f"INSERT INTO {SHADOWED} (turn_id) VALUES {listed}", tuple(ids))
 

@@ -79,9 +79,7 @@ class SqliteMaintenance(Maintenance):
         # Masked in place where FTS5 has secure-delete (in_place.py): no index rewrite owed.
         masking = None
         if full_text and forgetting.secure_delete:
-            masking = in_place.InPlaceMasking(
-                True, lambda conn: forgetting.owe_scrub(conn, at_once=True)
-            )
+            masking = in_place.InPlaceMasking(lambda conn: forgetting.owe_scrub(conn, at_once=True))
         self._rescan = Rescan(engine, self._rescan_writer, insert, self._masking, True, masking)
         self._rescan_unsynced = 0.0  # re-scan step work since its last checkpoint
         self._merge_pages: int | None = None  # what fits MERGE_STEP_SECONDS, once measured

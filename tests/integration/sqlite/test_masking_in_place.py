@@ -170,8 +170,8 @@ def write_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     # was added: whatever it refuses, the step masks the turns the usual way and loses none.
     real: Callable[..., None] = in_place.write_index
 
-    def refused(conn: object, splits: object, secure_delete: bool) -> None:
-        real(conn, splits, secure_delete)
+    def refused(conn: object, splits: object) -> None:
+        real(conn, splits)
         raise DatabaseError("INSERT INTO turns_fts", None, Exception("disk image is malformed"))
 
     monkeypatch.setattr(in_place, "write_index", refused)
