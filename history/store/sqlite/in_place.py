@@ -31,7 +31,6 @@ from sqlalchemy import Connection
 from sqlalchemy.exc import DatabaseError
 
 from history.store.rescan import READ, Change, groups, update_many
-from history.store.rows import chunks
 from history.store.sqlite import fts, index_words, segment_keys
 
 _log = logging.getLogger(__name__)
@@ -185,21 +184,6 @@ def _count_rows_once(conn: Connection, turns: int) -> None:
     totals[0] += turns
     conn.exec_driver_sql(_SET_AVERAGES, (b"".join(map(fts.varint, totals)),))
     conn.exec_driver_sql("RELEASE recall_averages")
-
-
-def held_by(conn: Connection, session_ids: Sequence[str], project: str | None) -> bool:
-    """Whether a turn masked in place is among the sessions' (of `project`, when given): once
-    forgotten, its shadowed words are forgotten text, in the index until it is rewritten."""
-    of_project = " AND t.project = ?" if project is not None else ""
-    for chunk in chunks(session_ids):
-        found = conn.exec_driver_sql(
-            f"SELECT 1 FROM turns AS t WHERE t.session_id IN ({', '.join('?' * len(chunk))})"
-            f"{of_project} AND EXISTS (SELECT 1 FROM {SHADOWED} WHERE turn_id = t.id) LIMIT 1",
-            (*chunk, *([project] if project is not None else [])),
-        )
-        if found.first() is not None:
-            return True
-    return False
 
 
 def index_rebuilt(conn: Connection) -> None:

@@ -7,7 +7,8 @@ forgets and expires through it, the maintenance pays what is owed through it, st
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
@@ -76,13 +77,9 @@ class Forgetting:
             else:
                 doomed = _count(conn, session_ids, project)
             if doomed <= BULK_FORGET_TURNS:
-                shadowed = in_place.held_by(conn, session_ids, project)
-                words = self._words(conn, rows.session_turn_ids(conn, session_ids, project))
-                removed = rows.delete_sessions(conn, session_ids, _tombstone, project)
-                if removed:
-                    segment_keys.rekey_after_delete(conn, words)
-                    self.owe_scrub(conn, at_once=not shadowed)
-                return removed
+                ids = rows.session_turn_ids(conn, session_ids, project)
+                with self._deleting_at_once(conn, ids):
+                    return rows.delete_sessions(conn, session_ids, _tombstone, project)
             rows.tombstone_sessions(conn, session_ids, _tombstone)
             owed.add_work(conn, [(session, project) for session in session_ids])
             self.owe_scrub(conn, at_once=False)
@@ -99,24 +96,29 @@ class Forgetting:
         if doomed <= BULK_FORGET_TURNS:
             scope = [Turn.asked_at < before, *rows.scope(project, None)]
             ids = list(conn.execute(select(Turn.id).where(*scope)).scalars())
-            shadowed = bool(ids) and bool(in_place.shadowed(conn, ids))
-            words = self._words(conn, ids)
-            blanking.empty(conn, ids)  # before any goes: see blanking.py
-            removed = int(conn.execute(delete(Turn).where(*scope)).rowcount)
-            segment_keys.rekey_after_delete(conn, words)
-            self.owe_scrub(conn, at_once=not shadowed)
-            return removed
+            with self._deleting_at_once(conn, ids):
+                blanking.empty(conn, ids)  # before any goes: see blanking.py
+                return int(conn.execute(delete(Turn).where(*scope)).rowcount)
         owed.add_expiry(conn, stored_retention.conversations_before(conn, project, before), before)
         self.owe_scrub(conn, at_once=False)
         return doomed
 
-    def _words(self, conn: Connection, ids: list[int]) -> set[str]:
-        """The index's words of turns a forget deletes at once, FTS5's secure-delete taking them
-        out: their pages' keys are mended after (segment_keys.py). Not needed where the whole
-        index is rewritten."""
-        if not (self.full_text and self.secure_delete and ids):
-            return set()
-        return segment_keys.words_of(conn, self._splitter, ids)
+    @contextmanager
+    def _deleting_at_once(self, conn: Connection, ids: list[int]) -> Iterator[None]:
+        """Around the deletion of the turns `ids` in one transaction, FTS5's secure-delete taking
+        their words out: after it, the pages' keys that held one of their words are mended
+        (segment_keys.py; their words read before) and the scrub is owed, with the index's
+        rewrite when one of them was masked in place (in_place.py)."""
+        if not ids:
+            yield
+            return
+        shadowed = bool(in_place.shadowed(conn, ids))
+        words = set()
+        if self.full_text and self.secure_delete:  # else the whole index is rewritten
+            words = segment_keys.words_of(conn, self._splitter, ids)
+        yield
+        segment_keys.rekey_after_delete(conn, words)
+        self.owe_scrub(conn, at_once=not shadowed)
 
     def owe_scrub(self, conn: Connection, at_once: bool) -> None:
         """Turns deleted at once had FTS5's secure-delete scrub their words, where it is on;
