@@ -44,7 +44,7 @@ class Split:
     secret: tuple[str, ...]
     kept: tuple[str, ...]
     masked: tuple[str, ...]
-    words: tuple[str, ...] = ()
+    words: tuple[str, ...]
 
 
 class Splitter:
@@ -77,20 +77,13 @@ class Splitter:
             return None
         secret = {term for terms in old_words for term in terms}
         secret -= {term for name in _NAMES for term in words[(2, name)]}
-        taken = [
-            [word for word, term in zip(cut, terms, strict=True) if term in secret]
-            for cut, terms in zip(raw, old_words, strict=True)
-        ]
-        kept = [
-            [word for word, term in zip(cut, terms, strict=True) if term not in secret]
-            for cut, terms in zip(raw, old_words, strict=True)
-        ]
-        return Split(
-            tuple(map(" ".join, taken)),
-            tuple(map(" ".join, kept)),
-            tuple(new_text),
-            tuple(sorted(secret)),
-        )
+        taken: list[str] = []
+        kept: list[str] = []
+        for cut, terms in zip(raw, old_words, strict=True):
+            pairs = list(zip(cut, terms, strict=True))
+            taken.append(" ".join(word for word, term in pairs if term in secret))
+            kept.append(" ".join(word for word, term in pairs if term not in secret))
+        return Split(tuple(taken), tuple(kept), tuple(new_text), tuple(sorted(secret)))
 
     def words(self, rows: Sequence[Sequence[str]]) -> set[str]:
         """The index's words of some turns' text columns (`fts.TEXT_COLUMNS`, each row)."""
