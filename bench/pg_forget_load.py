@@ -227,18 +227,11 @@ def run(
     limits: tuple[float, float] = (60.0, 600.0),
 ) -> tuple[Run, Run, list[Forgotten]]:
     """The quiet searches, the loaded run and the two forgets."""
-    from tests.helpers.pg_files import relation_files
+    from tests.helpers.pg_files import occurrences
 
     def found(needle: bytes) -> bool:
-        """Whether `needle` is in a file of `turns` (read a segment at a time)."""
-        for path in relation_files(full_url):
-            with path.open("rb") as file:
-                tail = b""
-                while chunk := file.read(64 << 20):
-                    if needle in tail + chunk:
-                        return True
-                    tail = chunk[-len(needle) :]
-        return False
+        """Whether `needle` is in a file of `turns`."""
+        return occurrences(full_url, needle, at_most=1) > 0
 
     index = HistoryIndex.open(url)
     engine = engine_of(index)

@@ -60,20 +60,6 @@ def _timed_writes(engine: Any) -> list[float]:
     return held
 
 
-def _found(url: str, needle: bytes) -> int:
-    """How many times `needle` is in the files of `turns` (read a segment at a time)."""
-    from tests.helpers.pg_files import relation_files
-
-    count = 0
-    for path in relation_files(url):
-        with path.open("rb") as file:
-            tail = b""
-            while chunk := file.read(64 << 20):
-                count += (tail + chunk).count(needle) - tail.count(needle)
-                tail = chunk[-len(needle) :]
-    return count
-
-
 def _baseline(engine: Any) -> float:
     """Every turn read and redacted in one pass, nothing written: the floor of the re-scan."""
     from history.redaction import redact
@@ -130,7 +116,9 @@ def main(argv: list[str] | None = None) -> None:
     out.emit("writes", RECALL, len(transactions), "transactions")
     out.emit("writes over 50 ms", RECALL, sum(t > 50 for t in transactions), "transactions")
     index.close()
-    out.emit("secrets left in the files", RECALL, _found(url, SECRET.encode()), "occurrences")
+    from tests.helpers.pg_files import occurrences
+
+    out.emit("secrets left in the files", RECALL, occurrences(url, SECRET.encode()), "occurrences")
 
 
 if __name__ == "__main__":

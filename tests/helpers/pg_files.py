@@ -50,6 +50,21 @@ def relation_files(url: str, table: str = "turns") -> list[Path]:
     ]
 
 
+def occurrences(url: str, needle: bytes, at_most: int | None = None) -> int:
+    """How many times `needle` is in the files relation_files names, read a segment at a time
+    (counting stops at `at_most`)."""
+    count = 0
+    for path in relation_files(url):
+        with path.open("rb") as file:
+            tail = b""
+            while chunk := file.read(64 << 20):
+                count += (tail + chunk).count(needle) - tail.count(needle)
+                if at_most is not None and count >= at_most:
+                    return count
+                tail = chunk[-len(needle) :]
+    return count
+
+
 def relation_bytes(url: str, table: str = "turns") -> bytes:
     """The bytes of every file relation_files names."""
     return b"".join(segment.read_bytes() for segment in relation_files(url, table))
