@@ -156,10 +156,16 @@ def rewritten_chars(row: Row[Any]) -> int:
 class InPlace(Protocol):
     """A backend's way to write some masked turns that owes no scrub of the whole full-text
     index (SQLite's, history/store/sqlite/in_place.py): `prepare` reads the changes
-    before the lock is taken, `write` writes those it prepared in the caller's transaction
-    and says how many it masked and which changes it left to the usual write."""
+    before the lock is taken, `fitting` says how many of the first changes one step may take
+    (its own work grows with other things than their text), `write` writes those it prepared
+    in the caller's transaction and says how many it masked and which changes it left to the
+    usual write."""
 
     def prepare(self, changes: list[Change]) -> dict[int, object]: ...
+
+    def fitting(
+        self, conn: Connection, changes: list[Change], prepared: dict[int, object]
+    ) -> int: ...
 
     def write(
         self, conn: Connection, changes: list[Change], prepared: dict[int, object]
@@ -304,11 +310,14 @@ class Rescan:
     def _learn_commit(self, seconds: float, chars: int) -> None:
         """The next steps leave room for a commit's fixed cost as long as the last commit of
         little text, and for its text's at the highest cost a character measured (FTS5 writes
-        its segment then), forgetting a long one slowly."""
+        its segment then), forgetting a long one slowly: every step teaches it, one of little
+        text as if it rewrote SOME_CHARS (learnt only from long steps, one slow commit left every
+        later step at one turn, none rewriting enough to unlearn it: at 10% of 1M turns masked,
+        99,115 steps for 100,000 turns)."""
         if chars < SOME_CHARS:
             self._commit_seconds = max(0.8 * self._commit_seconds, min(seconds, HOLD_SECONDS / 2))
-        else:
-            per_char = max(0.0, seconds - self._commit_seconds) / chars
+        if chars:
+            per_char = max(0.0, seconds - self._commit_seconds) / max(chars, SOME_CHARS)
             self._commit_per_char = max(0.8 * self._commit_per_char, per_char)
 
     def paced_step(self, writes: AbstractContextManager[object]) -> Step:
@@ -377,6 +386,9 @@ class Rescan:
             if taken and chars + weight > budget:
                 break
             taken, chars = taken + 1, chars + weight
+        if self._in_place is not None and read.prepared and taken > 1:
+            taken = max(1, self._in_place.fitting(conn, changes[:taken], read.prepared))
+            chars = sum(rewritten_chars(row) for row, _ in changes[:taken])
         chosen, rest = changes[:taken], changes[taken:]
         began = time.monotonic()
         masked, usual = 0, chosen
@@ -390,10 +402,9 @@ class Rescan:
                 masked += sum(
                     conn.exec_driver_sql(*update_many(group)).rowcount for group in groups(usual)
                 )
-        if chars >= SOME_CHARS:
-            self._write_per_char = max(
-                0.8 * self._write_per_char, (time.monotonic() - began) / chars
-            )
+        if chars:  # a write of less than SOME_CHARS is mostly its fixed cost
+            per_char = (time.monotonic() - began) / max(chars, SOME_CHARS)
+            self._write_per_char = max(0.8 * self._write_per_char, per_char)
         return (rest[0][0].id - 1 if rest else last), masked, chars, rest
 
     def _finish(self, conn: Connection) -> None:

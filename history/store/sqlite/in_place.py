@@ -31,7 +31,7 @@ from sqlalchemy import Connection
 from sqlalchemy.exc import DatabaseError
 
 from history.store.rescan import READ, Change, groups, update_many
-from history.store.sqlite import fts, index_words, segment_keys
+from history.store.sqlite import fts, fts_levels, index_words, segment_keys
 
 _log = logging.getLogger(__name__)
 SHADOWED, BY_HAND = f"{fts.FTS_TABLE}_shadowed", fts.BY_HAND_TABLE
@@ -61,6 +61,17 @@ class InPlaceMasking:
             if split is not None:
                 prepared[row.id] = split
         return prepared
+
+    def fitting(self, conn: Connection, changes: list[Change], prepared: dict[int, object]) -> int:
+        """As many of the first turns as the segment index's lookups of the words they take
+        out (one a word and segment, segment_keys.rekey) let in a step."""
+        segments, lookups = fts_levels.segment_count(conn), 0
+        for taken, (row, _) in enumerate(changes):
+            split = cast(index_words.Split | None, prepared.get(row.id))
+            lookups += len(split.words) * segments if split is not None else 0
+            if lookups > segment_keys.LOOKUPS_A_STEP:
+                return taken
+        return len(changes)
 
     def write(
         self, conn: Connection, changes: list[Change], prepared: dict[int, object]

@@ -20,18 +20,28 @@ from history.store.rows import chunks
 from history.store.sqlite import fts, fts_levels, index_words
 
 _FTS = fts.FTS_TABLE
-_KEY_AT_MOST = (
-    f"SELECT term, pgno FROM {_FTS}_idx WHERE segid = ? AND term <= ? ORDER BY term DESC LIMIT 1"
-)
+# For each word and segment, the page key a lookup of the word finds (the largest not above
+# it), kept where it is a prefix of the word: every lookup inside SQLite, one statement.
+_KEYS_OF_WORDS = f"""WITH wanted(word) AS (VALUES {{words}}),
+segment(segid) AS (VALUES {{segments}}),
+found AS MATERIALIZED (SELECT segid, word, (SELECT term FROM {_FTS}_idx AS i
+  WHERE i.segid = segment.segid AND i.term <= wanted.word ORDER BY i.term DESC LIMIT 1) AS term
+  FROM wanted, segment)
+SELECT DISTINCT found.segid, found.term, i.pgno FROM found
+JOIN {_FTS}_idx AS i ON i.segid = found.segid AND i.term = found.term
+WHERE length(found.term) > 1 AND substr(found.word, 1, length(found.term)) = found.term"""
+_WORDS_A_STATEMENT = 500
 _TEXTS = f"SELECT {', '.join(fts.TEXT_COLUMNS)} FROM turns WHERE id IN "
 _KEYS = f"SELECT segid, term, pgno FROM {_FTS}_idx"
 _PAGE = f"SELECT block FROM {_FTS}_data WHERE id = ?"
 _REKEY = f"UPDATE {_FTS}_idx SET term = ? WHERE segid = ? AND term = ?"
+Key = tuple[int, bytes, int]  # a page's segment, key, and number as `_idx` keeps it (shifted)
 _MAIN_INDEX = b"0"  # FTS5 writes the main index's words after this byte (prefix indexes: 1, 2..)
 _PAGE_BITS = 37  # a leaf's rowid in `_data`: the segment's id above 37 bits, the page below
-# Past this many lookups (words times segments), one read of the whole segment index is cheaper
-# (at 1M it holds some tens of thousands of keys).
-LOOKUPS_AT_MOST = 2_000
+# Past this many lookups (words times segments, 1-3 us each), one read of the whole segment
+# index is cheaper (at 1M it holds some tens of thousands of keys, each tested in Python: 0.1-1
+# s). A re-scan's step takes no more turns than let its lookups stay under LOOKUPS_A_STEP.
+LOOKUPS_AT_MOST, LOOKUPS_A_STEP = 20_000, 4_000
 
 
 def words_of(conn: Connection, splitter: index_words.Splitter, ids: Sequence[int]) -> set[str]:
@@ -56,23 +66,28 @@ def rekey(conn: Connection, words: Iterable[str]) -> int:
     """Give a new key to each page whose key is a prefix of one of `words` (the index's words
     secure-delete took out, in the caller's transaction after FTS5 wrote them out) but not of
     the page's first word now; how many keys changed. A few words are looked up segment by
-    segment; many (a forget's) are met in one read of the segment index."""
+    segment (inside SQLite); many (a forget's) are met in one read of the segment index."""
     wanted = sorted({_MAIN_INDEX + word.encode() for word in words})
     segments = [span[0] for level in fts_levels.levels(conn) for span in level.spans]
+    if not segments:
+        return 0
     if len(wanted) * len(segments) <= LOOKUPS_AT_MOST:
-        keys = [
-            (segment, bytes(found[0]), int(found[1]))
-            for word in wanted
-            for segment in segments
-            if (found := conn.exec_driver_sql(_KEY_AT_MOST, (segment, word)).first()) is not None
-        ]
+        keys = _keys_of(conn, wanted, segments)
     else:
-        keys = [(int(a), bytes(b), int(c)) for a, b, c in conn.exec_driver_sql(_KEYS)]
-    changed = 0
-    for segment, key, pgno in dict.fromkeys(keys):
-        if len(key) > 1 and _prefix_of_one(key, wanted):
-            changed += _rekey_page(conn, segment, key, pgno >> 1)
-    return changed
+        found = ((int(a), bytes(b), int(c)) for a, b, c in conn.exec_driver_sql(_KEYS))
+        keys = [key for key in found if len(key[1]) > 1 and _prefix_of_one(key[1], wanted)]
+    return sum(_rekey_page(conn, segment, key, pgno >> 1) for segment, key, pgno in keys)
+
+
+def _keys_of(conn: Connection, wanted: list[bytes], segments: list[int]) -> list[Key]:
+    keys: dict[Key, None] = {}
+    listed = ", ".join(["(?)"] * len(segments))
+    for at in range(0, len(wanted), _WORDS_A_STATEMENT):
+        words = wanted[at : at + _WORDS_A_STATEMENT]
+        statement = _KEYS_OF_WORDS.format(words=", ".join(["(?)"] * len(words)), segments=listed)
+        for segment, key, pgno in conn.exec_driver_sql(statement, (*words, *segments)):
+            keys[(int(segment), bytes(key), int(pgno))] = None
+    return list(keys)
 
 
 def _prefix_of_one(key: bytes, wanted: list[bytes]) -> bool:

@@ -13,7 +13,7 @@ import pytest
 
 from history import HistoryIndex
 from history.store.sqlite import engine as sqlite_db
-from history.store.sqlite import fts
+from history.store.sqlite import fts, segment_keys
 from history.store.sqlite.engine import writer
 from tests.helpers.engines import engine_of
 from tests.helpers.forgetting import CANARY, FORGETS, assert_gone, file_bytes, fill, scrubbed_soon
@@ -198,12 +198,16 @@ def alike_words_in_one_segment(path: Path) -> list[int]:
     return [int(key[len(ALIKE) :]) for key in whole]
 
 
+@pytest.mark.parametrize("looked_up", [True, False], ids=["keys-looked-up", "keys-all-read"])
 @pytest.mark.parametrize("way", ["forget", "expire"])
 def test_a_forgotten_word_first_on_an_index_page_leaves_no_key_behind(
-    tmp_path: Path, way: str
+    tmp_path: Path, way: str, looked_up: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # FTS5's secure-delete took the forgotten word off its page and left the page's key in the
-    # segment index as it was: the word, whole, stayed in the file.
+    # segment index as it was: the word, whole, stayed in the file. The keys are found by a
+    # lookup of each word in each segment, or (many words) in one read of them all.
+    if not looked_up:
+        monkeypatch.setattr(segment_keys, "LOOKUPS_AT_MOST", 0)
     keyed = alike_words_in_one_segment(tmp_path / "history.db")
     assert keyed, "no page of the segment began with one of the words"
     doomed = keyed[0]

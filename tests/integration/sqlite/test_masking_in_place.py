@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 import sqlite3
 from collections.abc import Callable, Iterator
+from contextlib import nullcontext
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ from history import HistoryIndex
 from history.rules_version import RULES_VERSION
 from history.store import migrations, rescan
 from history.store.sqlite import engine as sqlite_db
-from history.store.sqlite import fts, in_place, index_words
+from history.store.sqlite import fts, in_place, index_words, segment_keys
 from history.store.sqlite.engine import writer
 from history.store.sqlite.maintenance import SqliteMaintenance
 from tests.helpers.engines import engine_of
@@ -105,6 +106,25 @@ def test_a_rescan_masks_in_place_and_rewrites_no_index(tmp_path: Path, rewrites:
     (hit,) = index.search(f"{OWN_WORD}91")  # found by its other words, shown masked
     assert hit.turn_id == "leak-91" and SECRET not in hit.asked and "[redacted:" in hit.asked
     assert len(index.search("Função", k=200)) == len(index.search("funcao", k=200)) > 0
+    assert_sound(index, 92)
+    index.close()
+
+
+def test_a_step_masks_no_more_turns_in_place_than_its_key_lookups_allow(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The segment index's keys are looked up for each word taken out and each segment: a step
+    # of many secrets' words over many segments held the lock for a second at 1M turns.
+    record_leaks(tmp_path / "history.db")
+    index = HistoryIndex.open(tmp_path / "history.db")
+    index._upkeep.close()
+    monkeypatch.setattr(segment_keys, "LOOKUPS_A_STEP", 1)  # less than any turn's
+    masked = []
+    while (step := index._maintenance.rescan_step(nullcontext())).more:
+        masked.append(step.masked)
+    assert masked.count(1) == 12 and sum(masked) == 12  # one turn a step, never none
+    assert len(shadowed_turns(index)) == 12  # each of them in place
+    assert not index.search(f"{SECRET}91")
     assert_sound(index, 92)
     index.close()
 

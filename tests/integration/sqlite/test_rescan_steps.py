@@ -5,6 +5,7 @@ own. Counted, not timed: the time bound is set out of reach, so only the bound o
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from contextlib import nullcontext
 from datetime import UTC, datetime
@@ -194,6 +195,34 @@ def test_a_rescan_step_adds_one_index_segment_however_many_turns_it_masks(
     assert max(masked for masked, _ in added) >= 50  # many turns a step, not one
     assert all(segments <= 1 for _, segments in added)
     assert not index.search(f"{SECRET}007x")
+    index.close()
+
+
+def test_one_slow_commit_does_not_leave_every_later_step_at_one_turn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A step learnt its commit's cost per character only from steps rewriting more than
+    # SOME_CHARS: after one slow commit a step had room for one turn of fewer, and none ever
+    # unlearnt it (at 10% of 1M turns masked, 99,115 steps for 100,000 turns).
+    with older_version():
+        index = HistoryIndex.open(tmp_path / "history.db")
+        assert index.tidy()
+        record_leaks(index, 200, lambda n: f"step {n} " + "ok " * 500)  # ~3,000 rewritten each
+        assert index.tidy()
+        index.close()
+    index = HistoryIndex.open(tmp_path / "history.db")
+    index._upkeep.close()
+    first = [True]
+
+    def slow_first_commit(conn: Connection) -> None:
+        if first:
+            first.clear()
+            time.sleep(1.5)
+
+    event.listen(index._maintenance._rescan_writer, "commit", slow_first_commit)  # type: ignore[attr-defined]
+    masked = [step.masked for step in iter_steps(index)]
+    assert sum(masked) == 200
+    assert masked[0] > 1 and max(masked[1:]) >= 4  # back to many turns a step
     index.close()
 
 
