@@ -11,6 +11,7 @@ from history.store.sqlite.fts_levels import (
     cascade_small,
     merge_pick,
     parse,
+    slow_merge,
     small_merge,
 )
 
@@ -79,3 +80,16 @@ def test_a_merge_that_could_go_on_to_a_large_segment_is_not_safe_with_a_full_bud
     assert cascade_small(chain, budget=1, most_pages=64, crowded=64)
     apart = parse(record([(0, [1, 1, 1, 1]), (0, [2]), (0, [500, 9])]))
     assert cascade_small(apart, budget=16, most_pages=64, crowded=64)
+
+
+def test_a_level_of_not_too_many_pages_makes_a_slow_merge() -> None:
+    # The fullest level holds the re-scan's own segments, too many pages in all for a small
+    # merge: merged a page a statement rather than left to pile up towards FTS5's crisismerge.
+    mid = parse(record([(0, [2, 2]), (0, [60, 60, 60, 60]), (0, [9000])]))
+    assert not small_merge(mid, most_pages=64, crowded=8)
+    assert slow_merge(mid, slow_most_pages=1000)
+    assert not slow_merge(mid, slow_most_pages=200)  # too many pages in all
+    # A merge under way reads only the segments it took.
+    under_way = parse(record([(0, [2]), (3, [60, 60, 60, 5000])]))
+    assert slow_merge(under_way, slow_most_pages=1000)
+    assert not slow_merge(parse(record([(0, [1])])), 1000)  # nothing to merge

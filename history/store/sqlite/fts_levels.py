@@ -98,6 +98,16 @@ def small_merge(found: list[Level], most_pages: int, crowded: int) -> bool:
     return pick.pages <= most_pages or (pick.level == 0 and len(found[0].pages) >= crowded)
 
 
+def slow_merge(found: list[Level], slow_most_pages: int) -> bool:
+    """Whether the merge FTS5 would run now, if not small, may go on a page a statement: it
+    reads at most `slow_most_pages` in all (never a segment as large as an import's of a
+    million turns). Given one page, a statement writes one word's list whole, the longest of
+    them about a tenth of the pages it reads (at 1M turns, 28,000 pages of a re-scan's
+    segments merged a page a statement: at most 37 ms a statement)."""
+    pick = merge_pick(found)
+    return pick is not None and pick.pages <= slow_most_pages
+
+
 def completed(found: list[Level], pick: Pick) -> list[Level]:
     """The levels once the picked merge is done: its segments gone from their level, one
     segment as large as they were in all added to the level above (FTS5's promotion of small

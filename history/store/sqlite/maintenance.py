@@ -47,16 +47,22 @@ from history.upkeep import CALLER_STEP_PAGES
 # The merges after each step of a re-scan read only small segments: FTS5 checks a merge's page
 # budget only between words, so a merge that reads a large segment writes each common word's
 # whole list of turns in one piece (at 1M turns the import's 115,000-page segment holds a list
-# for each common word of a million turns). Such merges are left to the scrub the re-scan owes,
-# which rewrites the whole index anyway; the re-scan merges its own small segments as they come
-# (at most RESCAN_MERGE_MOST_INPUT_PAGES read by a merge), and level 0 once it is crowded
-# (fts_levels.small_merge), so that no level reaches FTS5's `crisismerge` (256), which FTS5
-# merges all at once inside whichever write crosses it. The merges' work is counted in rows of
-# the index's table changed (about two a page: the page written, a page read let go), at most
-# RESCAN_MERGE_CHANGES or RESCAN_MERGE_SECONDS after a step, RESCAN_MERGE_PAGES a statement.
-RESCAN_MERGE_PAGES, RESCAN_MERGE_CHANGES, RESCAN_MERGE_SECONDS = 16, 256, 0.01
-RESCAN_MERGE_MOST_INPUT_PAGES = 4096
+# for each common word of a million turns); such merges are the upkeep's, once the re-scan is
+# over. The re-scan merges its own segments as they come (at most RESCAN_MERGE_MOST_INPUT_PAGES
+# read by a merge), and level 0 once it is crowded (fts_levels.small_merge), so that no level
+# reaches FTS5's `crisismerge` (256), which FTS5 merges all at once inside whichever write
+# crosses it (at 1M turns, 10% of them masked: 207-220 ms). The merges' work is counted in rows
+# of the index's table changed (about two a page: the page written, a page read let go), at
+# most RESCAN_MERGE_CHANGES or RESCAN_MERGE_SECONDS after a step, RESCAN_MERGE_PAGES a
+# statement. FTS5 merges the level holding the most segments: once that is a level of the
+# re-scan's own segments grown past the small merges' size, every level below it must hold as
+# many before it is merged, and the levels pile up towards `crisismerge`; such a level (at most
+# RESCAN_SLOW_MERGE_MOST_PAGES) is merged a page a statement for RESCAN_SLOW_MERGE_SECONDS after
+# a step (fts_levels.slow_merge).
+RESCAN_MERGE_PAGES, RESCAN_MERGE_CHANGES, RESCAN_MERGE_SECONDS = 16, 1024, 0.02
+RESCAN_MERGE_MOST_INPUT_PAGES = 8192
 RESCAN_MERGE_CROWDED = 64
+RESCAN_SLOW_MERGE_MOST_PAGES, RESCAN_SLOW_MERGE_SECONDS = 24_576, 0.01
 # A re-scan's commits never copy the WAL back (a commit that crosses wal_autocheckpoint's ~40 MB
 # does, the lock held: 100-170 ms at 100k): it is copied without blocking writers after this
 # much step work instead.
@@ -193,19 +199,26 @@ class SqliteMaintenance(Maintenance):
         level it merged to the next pick while its page budget lasts (the level it just filled,
         up to the one holding the import's large segment): a statement is given
         RESCAN_MERGE_PAGES only when every pick it could go on to is small, else one page,
-        which ends it with the level it began."""
+        which ends it with the level it began; a slow merge is given one page too."""
         if not self.full_text:
             return
         with writes, self._rescan_writer.begin() as conn:
-            written, until = 0, time.monotonic() + RESCAN_MERGE_SECONDS
+            began = time.monotonic()
+            written, until = 0, began + RESCAN_MERGE_SECONDS
             while written < RESCAN_MERGE_CHANGES and time.monotonic() < until:
                 found = fts_levels.levels(conn)
                 bound = (RESCAN_MERGE_MOST_INPUT_PAGES, RESCAN_MERGE_CROWDED)
-                if not fts_levels.small_merge(found, *bound):
+                if fts_levels.small_merge(found, *bound):
+                    safe = fts_levels.cascade_small(found, RESCAN_MERGE_PAGES, *bound)
+                    pages = RESCAN_MERGE_PAGES if safe else 1
+                elif time.monotonic() < began + RESCAN_SLOW_MERGE_SECONDS and (
+                    fts_levels.slow_merge(found, RESCAN_SLOW_MERGE_MOST_PAGES)
+                ):
+                    pages = 1
+                else:
                     return
-                safe = fts_levels.cascade_small(found, RESCAN_MERGE_PAGES, *bound)
                 before = conn.exec_driver_sql("SELECT total_changes()").scalar_one()
-                conn.exec_driver_sql(fts.merge_statement(RESCAN_MERGE_PAGES if safe else 1))
+                conn.exec_driver_sql(fts.merge_statement(pages))
                 changes = conn.exec_driver_sql("SELECT total_changes()").scalar_one() - before
                 if changes < 2:  # FTS5's documented sign that the merge did no work
                     return
