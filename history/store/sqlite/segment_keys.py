@@ -38,10 +38,13 @@ _REKEY = f"UPDATE {_FTS}_idx SET term = ? WHERE segid = ? AND term = ?"
 Key = tuple[int, bytes, int]  # a page's segment, key, and number as `_idx` keeps it (shifted)
 _MAIN_INDEX = b"0"  # FTS5 writes the main index's words after this byte (prefix indexes: 1, 2..)
 _PAGE_BITS = 37  # a leaf's rowid in `_data`: the segment's id above 37 bits, the page below
-# Past this many lookups (words times segments, 1-3 us each), one read of the whole segment
-# index is cheaper (at 1M it holds some tens of thousands of keys, each tested in Python: 0.1-1
-# s). A re-scan's step takes no more turns than let its lookups stay under LOOKUPS_A_STEP.
-LOOKUPS_AT_MOST, LOOKUPS_A_STEP = 20_000, 4_000
+# A lookup (a word in a segment, inside SQLite) costs about as much as reading KEYS_A_LOOKUP of
+# the segment index's keys into Python and testing them (2.5 us against 0.6 at 1M): the keys
+# are read whole when that is cheaper (a forget's hundreds of words in a fresh 1M index: 3,164
+# keys, 2 ms), looked up when fewer lookups are needed (a re-scan step's secrets among a few
+# dozen segments of many keys). A re-scan's step takes no more turns than let its lookups stay
+# under LOOKUPS_A_STEP.
+KEYS_A_LOOKUP, LOOKUPS_A_STEP = 4, 4_000
 
 
 def words_of(conn: Connection, splitter: index_words.Splitter, ids: Sequence[int]) -> set[str]:
@@ -65,13 +68,14 @@ def rekey_after_delete(conn: Connection, words: set[str]) -> int:
 def rekey(conn: Connection, words: Iterable[str]) -> int:
     """Give a new key to each page whose key is a prefix of one of `words` (the index's words
     secure-delete took out, in the caller's transaction after FTS5 wrote them out) but not of
-    the page's first word now; how many keys changed. A few words are looked up segment by
-    segment (inside SQLite); many (a forget's) are met in one read of the segment index."""
+    the page's first word now; how many keys changed. The words are looked up segment by
+    segment (inside SQLite), or met in one read of the segment index where that is cheaper."""
     wanted = sorted({_MAIN_INDEX + word.encode() for word in words})
     segments = [span[0] for level in fts_levels.levels(conn) for span in level.spans]
     if not segments:
         return 0
-    if len(wanted) * len(segments) <= LOOKUPS_AT_MOST:
+    keys_held = conn.exec_driver_sql(f"SELECT count(*) FROM {_FTS}_idx").scalar_one()
+    if len(wanted) * len(segments) * KEYS_A_LOOKUP <= keys_held:
         keys = _keys_of(conn, wanted, segments)
     else:
         found = ((int(a), bytes(b), int(c)) for a, b, c in conn.exec_driver_sql(_KEYS))

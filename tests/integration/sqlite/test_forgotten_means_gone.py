@@ -206,8 +206,7 @@ def test_a_forgotten_word_first_on_an_index_page_leaves_no_key_behind(
     # FTS5's secure-delete took the forgotten word off its page and left the page's key in the
     # segment index as it was: the word, whole, stayed in the file. The keys are found by a
     # lookup of each word in each segment, or (many words) in one read of them all.
-    if not looked_up:
-        monkeypatch.setattr(segment_keys, "LOOKUPS_AT_MOST", 0)
+    monkeypatch.setattr(segment_keys, "KEYS_A_LOOKUP", 0 if looked_up else 1_000_000)
     keyed = alike_words_in_one_segment(tmp_path / "history.db")
     assert keyed, "no page of the segment began with one of the words"
     doomed = keyed[0]

@@ -238,10 +238,14 @@ def test_going_back_to_the_version_before_owes_the_rewrite_the_list_stood_for(
     index.close()
 
 
-def test_no_prefix_of_a_secret_stays_in_the_segment_index(tmp_path: Path) -> None:
+@pytest.mark.parametrize("looked_up", [True, False], ids=["keys-looked-up", "keys-all-read"])
+def test_no_prefix_of_a_secret_stays_in_the_segment_index(
+    tmp_path: Path, looked_up: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # FTS5 keys each leaf page by a prefix of its first word; when secure-delete took a page's
     # first word out and other words stayed on it, the key kept a prefix of the secret (at 1M,
     # `quokkarescan986` of a planted `quokkarescan98600`).
+    monkeypatch.setattr(segment_keys, "KEYS_A_LOOKUP", 0 if looked_up else 1_000_000)
     path = tmp_path / "history.db"
     with older_version():
         index = HistoryIndex.open(path)
