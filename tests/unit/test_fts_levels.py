@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from history.store.sqlite.fts import varint
 from history.store.sqlite.fts_levels import (
+    Bounds,
     Level,
     Pick,
     cascade_small,
     merge_pick,
+    pages_to_merge,
     parse,
     slow_merge,
     small_merge,
@@ -93,3 +95,16 @@ def test_a_level_of_not_too_many_pages_makes_a_slow_merge() -> None:
     under_way = parse(record([(0, [2]), (3, [60, 60, 60, 5000])]))
     assert slow_merge(under_way, slow_most_pages=1000)
     assert not slow_merge(parse(record([(0, [1])])), 1000)  # nothing to merge
+
+
+def test_a_step_merges_small_with_its_budget_slow_a_page_and_large_not_at_all() -> None:
+    bounds = Bounds(small_pages=64, crowded=8, slow_pages=1000)
+    small = parse(record([(0, [2, 2, 2, 2]), (0, [500])]))
+    assert pages_to_merge(small, 16, bounds) == 16
+    goes_on = parse(record([(0, [2, 2, 2, 2]), (0, [60, 60, 60])]))  # then a slow level
+    assert pages_to_merge(goes_on, 16, bounds) == 1
+    slow = parse(record([(0, [2]), (0, [200, 200, 200, 200])]))
+    assert pages_to_merge(slow, 16, bounds) == 1
+    assert pages_to_merge(slow, 16, bounds, slow=False) == 0
+    large = parse(record([(0, [2]), (0, [300, 300, 300, 3000])]))
+    assert pages_to_merge(large, 16, bounds) == 0

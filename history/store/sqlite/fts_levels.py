@@ -108,6 +108,26 @@ def slow_merge(found: list[Level], slow_most_pages: int) -> bool:
     return pick is not None and pick.pages <= slow_most_pages
 
 
+@dataclass(frozen=True)
+class Bounds:
+    """What a step may merge: at most `small_pages` read (or level 0 once it holds `crowded`
+    segments) with a page budget, at most `slow_pages` a page a statement."""
+
+    small_pages: int
+    crowded: int
+    slow_pages: int
+
+
+def pages_to_merge(found: list[Level], budget: int, bounds: Bounds, slow: bool = True) -> int:
+    """The page budget FTS5's `merge` may be given now: `budget` when every pick it could go on
+    to is small, 1 when only the first is, or when it is slow (and `slow`); 0 when it reads
+    more (merges.py says why)."""
+    if small_merge(found, bounds.small_pages, bounds.crowded):
+        small = cascade_small(found, budget, bounds.small_pages, bounds.crowded)
+        return budget if small else 1
+    return 1 if slow and slow_merge(found, bounds.slow_pages) else 0
+
+
 def completed(found: list[Level], pick: Pick) -> list[Level]:
     """The levels once the picked merge is done: its segments gone from their level, one
     segment as large as they were in all added to the level above (FTS5's promotion of small

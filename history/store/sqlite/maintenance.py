@@ -35,6 +35,7 @@ from history.store.sqlite import (
     fts,
     fts_levels,
     in_place,
+    merges,
     rank_extension,
     recovery,
 )
@@ -44,25 +45,6 @@ from history.store.sqlite.forgetting.spool import spool_file
 from history.store.sqlite.forgetting.steps import LET_IN_SECONDS
 from history.upkeep import CALLER_STEP_PAGES
 
-# The merges after each step of a re-scan read only small segments: FTS5 checks a merge's page
-# budget only between words, so a merge that reads a large segment writes each common word's
-# whole list of turns in one piece (at 1M turns the import's 115,000-page segment holds a list
-# for each common word of a million turns); such merges are the upkeep's, once the re-scan is
-# over. The re-scan merges its own segments as they come (at most RESCAN_MERGE_MOST_INPUT_PAGES
-# read by a merge), and level 0 once it is crowded (fts_levels.small_merge), so that no level
-# reaches FTS5's `crisismerge` (256), which FTS5 merges all at once inside whichever write
-# crosses it (at 1M turns, 10% of them masked: 207-220 ms). The merges' work is counted in rows
-# of the index's table changed (about two a page: the page written, a page read let go), at
-# most RESCAN_MERGE_CHANGES or RESCAN_MERGE_SECONDS after a step, RESCAN_MERGE_PAGES a
-# statement. FTS5 merges the level holding the most segments: once that is a level of the
-# re-scan's own segments grown past the small merges' size, every level below it must hold as
-# many before it is merged, and the levels pile up towards `crisismerge`; such a level (at most
-# RESCAN_SLOW_MERGE_MOST_PAGES) is merged a page a statement for RESCAN_SLOW_MERGE_SECONDS after
-# a step (fts_levels.slow_merge).
-RESCAN_MERGE_PAGES, RESCAN_MERGE_CHANGES, RESCAN_MERGE_SECONDS = 16, 1024, 0.02
-RESCAN_MERGE_MOST_INPUT_PAGES = 8192
-RESCAN_MERGE_CROWDED = 64
-RESCAN_SLOW_MERGE_MOST_PAGES, RESCAN_SLOW_MERGE_SECONDS = 24_576, 0.01
 # A re-scan's commits never copy the WAL back (a commit that crosses wal_autocheckpoint's ~40 MB
 # does, the lock held: 100-170 ms at 100k): it is copied without blocking writers after this
 # much step work instead.
@@ -127,7 +109,7 @@ class SqliteMaintenance(Maintenance):
         with writes:
             began = time.monotonic()
             asked = min(pages, self._merge_pages or pages)
-            merged = self._merge(asked)
+            merged = self._merge(asked, whole=pages >= CALLER_STEP_PAGES)
             elapsed = time.monotonic() - began
             scale = min(2.0, max(0.25, MERGE_STEP_SECONDS / max(elapsed, 1e-4)))
             self._merge_pages = min(pages, max(LEAST_MERGE_PAGES, int(asked * scale)))
@@ -139,18 +121,19 @@ class SqliteMaintenance(Maintenance):
         self._forgetting.checkpoint()
         return "done"
 
-    def _merge(self, pages: int) -> bool:
+    def _merge(self, pages: int, whole: bool) -> bool:
         """Merge about `pages` pages of FTS5's segments, then the common words' lists, one a
-        step (best_turns.py); False when there was nothing left to do."""
+        step (best_turns.py); False when there was nothing left to do. Only a caller who waits
+        for the upkeep (`whole`: tidy, an import) merges what the thread's steps leave
+        (merges.py: a large segment's lists written whole hold the lock 114-242 ms at 1M)."""
         if not self.full_text:
             return False
         with self.engine.connect() as conn:
             self._best_turns.plan(conn)  # a read, before the write lock
         with self._writer.begin() as conn:
-            before = conn.exec_driver_sql("SELECT total_changes()").scalar_one()
-            conn.exec_driver_sql(fts.merge_statement(pages))
-            changes = conn.exec_driver_sql("SELECT total_changes()").scalar_one() - before
-            if changes >= 2:  # FTS5's documented sign that the merge did some work
+            if not whole:
+                pages = merges.bounded_pages(conn, pages)
+            if pages and merges.merged(conn, pages) >= 2:
                 return True
             # Merged: then the common words' lists, where recall_best_turns is there to build them.
             if not conn.connection.info.get(rank_extension.FUNCTION):
@@ -193,36 +176,13 @@ class SqliteMaintenance(Maintenance):
             self._rescan_unsynced = 0.0
 
     def _merge_new_segments(self, writes: AbstractContextManager[object]) -> None:
-        """Merge a few pages of the index after a re-scan's step: each step's commit adds a
-        segment, and left alone FTS5 merges a level's 256 inside whichever commit comes then.
-        Only small segments are merged (fts_levels.small_merge). FTS5's `merge` goes on from the
-        level it merged to the next pick while its page budget lasts (the level it just filled,
-        up to the one holding the import's large segment): a statement is given
-        RESCAN_MERGE_PAGES only when every pick it could go on to is small, else one page,
-        which ends it with the level it began; a slow merge is given one page too."""
+        """Merge a few pages of the index after a re-scan's step (merges.py): each step's commit
+        adds a segment, and left alone FTS5 merges a level's 256 inside whichever commit comes
+        then."""
         if not self.full_text:
             return
         with writes, self._rescan_writer.begin() as conn:
-            began = time.monotonic()
-            written, until = 0, began + RESCAN_MERGE_SECONDS
-            while written < RESCAN_MERGE_CHANGES and time.monotonic() < until:
-                found = fts_levels.levels(conn)
-                bound = (RESCAN_MERGE_MOST_INPUT_PAGES, RESCAN_MERGE_CROWDED)
-                if fts_levels.small_merge(found, *bound):
-                    safe = fts_levels.cascade_small(found, RESCAN_MERGE_PAGES, *bound)
-                    pages = RESCAN_MERGE_PAGES if safe else 1
-                elif time.monotonic() < began + RESCAN_SLOW_MERGE_SECONDS and (
-                    fts_levels.slow_merge(found, RESCAN_SLOW_MERGE_MOST_PAGES)
-                ):
-                    pages = 1
-                else:
-                    return
-                before = conn.exec_driver_sql("SELECT total_changes()").scalar_one()
-                conn.exec_driver_sql(fts.merge_statement(pages))
-                changes = conn.exec_driver_sql("SELECT total_changes()").scalar_one() - before
-                if changes < 2:  # FTS5's documented sign that the merge did no work
-                    return
-                written += changes
+            merges.after_rescan_step(conn)
 
     def rescan_left(self) -> int:
         return self._rescan.left()
@@ -262,7 +222,7 @@ class SqliteMaintenance(Maintenance):
             return ""
         with self.engine.connect() as conn:
             before = fts_levels.segment_count(conn)
-        while self._merge(CALLER_STEP_PAGES):
+        while self._merge(CALLER_STEP_PAGES, whole=True):
             pass
         self._forgetting.checkpoint()
         with self.engine.connect() as conn:

@@ -161,7 +161,7 @@ def test_a_turn_masked_in_place_once_is_masked_the_usual_way_the_next_time(
         conn.execute(stamp, (RULES_VERSION - 2, rescan.VERSION_KEY))
     # No merge meets the record's entries and the first masking's before the second masking
     # (a merge keeps only the newest entry of a turn's word), but the index's rewrite.
-    monkeypatch.setattr(SqliteMaintenance, "_merge", lambda self, pages: False)
+    monkeypatch.setattr(SqliteMaintenance, "_merge", lambda self, pages, whole: False)
     monkeypatch.setattr(SqliteMaintenance, "_merge_new_segments", lambda self, writes: None)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(rescan, "RULES_VERSION", RULES_VERSION - 1)

@@ -17,8 +17,7 @@ from sqlalchemy import Connection, event
 from history import HistoryIndex
 from history.importers.base import ImportedTurn
 from history.store import rescan
-from history.store.sqlite import fts, fts_levels, index_words
-from history.store.sqlite import maintenance as sqlite_maintenance
+from history.store.sqlite import fts, fts_levels, index_words, merges
 from tests.helpers.engines import engine_of
 from tests.helpers.forgetting import file_bytes
 from tests.helpers.rescan_setup import SECRET, older_version
@@ -272,8 +271,7 @@ def test_rescan_merges_never_read_the_index_s_large_segment(
     # the steps' segments are still merged as they come. Counted, not timed.
     record_a_large_index_then_leaks(tmp_path / "history.db")
     monkeypatch.setattr(rescan, "MOST_CHARS", 1_000)  # a turn a step, a segment a step
-    monkeypatch.setattr(sqlite_maintenance, "RESCAN_MERGE_MOST_INPUT_PAGES", 64)
-    monkeypatch.setattr(sqlite_maintenance, "RESCAN_SLOW_MERGE_MOST_PAGES", 64)
+    monkeypatch.setattr(merges, "BOUNDS", fts_levels.Bounds(64, crowded=64, slow_pages=64))
     index = HistoryIndex.open(tmp_path / "history.db")
     index._upkeep.close()
     spans = segment_spans(index)
@@ -303,9 +301,8 @@ def test_a_level_of_the_rescan_s_own_segments_past_a_small_merge_is_merged_slowl
     # a statement instead; the import's large segment is still never read. Counted, not timed.
     record_a_large_index_then_leaks(tmp_path / "history.db")
     monkeypatch.setattr(rescan, "MOST_CHARS", 1_000)  # a turn a step, a segment a step
-    monkeypatch.setattr(sqlite_maintenance, "RESCAN_MERGE_MOST_INPUT_PAGES", 4)
-    monkeypatch.setattr(sqlite_maintenance, "RESCAN_SLOW_MERGE_MOST_PAGES", 64)
-    monkeypatch.setattr(sqlite_maintenance, "RESCAN_MERGE_CROWDED", 1_000)  # the slow merge alone
+    # Small merges read 4 pages at most, level 0 never crowded: the slow merges alone.
+    monkeypatch.setattr(merges, "BOUNDS", fts_levels.Bounds(4, crowded=1_000, slow_pages=64))
     index = HistoryIndex.open(tmp_path / "history.db")
     index._upkeep.close()
     spans = segment_spans(index)
