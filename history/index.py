@@ -46,7 +46,7 @@ from history.store.access import AccessRecords, NoAccessRecords
 from history.store.maintenance import ENGLISH, Maintenance, Unattended
 from history.store.repository import Candidate, TurnRepository
 from history.stored_forms import StoredForms
-from history.upkeep import Upkeep
+from history.upkeep import THREAD_STEP_PAGES, Upkeep
 
 if TYPE_CHECKING:
     from history.prepare import RecordCounts, TurnFields
@@ -785,7 +785,9 @@ class HistoryIndex:
             self._closed = True
             self._upkeep.close()
             if self._upkeep.due and self.writable:
-                self._upkeep.run_now(CLOSING_UPKEEP_SECONDS)
+                # The thread's steps: a closing process leaves the long merges to a caller
+                # who waits for them (store/sqlite/merges.py).
+                self._upkeep.run_now(CLOSING_UPKEEP_SECONDS, THREAD_STEP_PAGES)
             self._repository.close()
             self._maintenance.close()
             if self._meaning is not None:

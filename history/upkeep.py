@@ -84,12 +84,13 @@ class Upkeep:
                 self._thread = threading.Thread(target=self._run, name="recall-upkeep", daemon=True)
                 self._thread.start()
 
-    def run_now(self, seconds: float | None = None) -> bool:
-        """Do the upkeep in this thread, for at most `seconds` (None: until done). True when
-        nothing is left."""
+    def run_now(self, seconds: float | None = None, pages: int = CALLER_STEP_PAGES) -> bool:
+        """Do the upkeep in this thread, for at most `seconds` (None: until done), in steps of
+        `pages` (a caller's own, by default: it waits for the upkeep). True when nothing is
+        left."""
         deadline = None if seconds is None else time.monotonic() + seconds
         while deadline is None or time.monotonic() < deadline:
-            more = self._safe_step(CALLER_STEP_PAGES)
+            more = self._safe_step(pages)
             if more is None:
                 return False
             if not more:

@@ -91,9 +91,11 @@ class SqliteMaintenance(Maintenance):
         """A step of a forget's deletion (any process's), else of a re-scan under new secret
         rules, else of a scrub owed, else merge some of the full-text index or, with nothing
         left to merge, checkpoint. The re-scan goes before the scrub: what it masks owes one,
-        paid once at its end rather than after each of its steps. The merge waits for this
-        process's writes; the checkpoint lets them run; after a step that leaves more, the
-        writers of other processes waiting on the lock go first (forgetting/writers.py)."""
+        paid once at its end rather than after each of its steps. A step of CALLER_STEP_PAGES is
+        a caller's who waits for the upkeep (tidy): only it merges what reads a large segment
+        (merges.py). The merge waits for this process's writes; the checkpoint lets them run;
+        after a step that leaves more, the writers of other processes waiting on the lock go
+        first (forgetting/writers.py)."""
         if self._rescan.due() and not self._forgetting.deleting():
             self._forgetting.steps.move_spooled()  # a record its steps made wait
             began = time.monotonic()
