@@ -261,17 +261,32 @@ def segment_spans(index: HistoryIndex) -> list[tuple[int, int, int]]:
     return [span for level in found for span in level.spans]
 
 
+@pytest.mark.parametrize(
+    ("bounds", "at_most"),
+    [
+        # Small merges read up to 64 pages: the steps' own segments merged as they come.
+        (fts_levels.Bounds(64, crowded=64, slow_pages=64), 16),
+        # Small merges read up to 4 pages, level 0 never crowded: the slow merges alone keep
+        # the levels from piling up (left to FTS5: 240 segments at once).
+        (fts_levels.Bounds(4, crowded=1_000, slow_pages=64), 24),
+    ],
+    ids=["small-merges", "slow-merges"],
+)
 def test_rescan_merges_never_read_the_index_s_large_segment(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bounds: fts_levels.Bounds, at_most: int
 ) -> None:
     # FTS5 checks a merge's page budget only between words: a merge that reads a large segment
     # writes each common word's whole list of turns in one piece, whatever pages it was asked
-    # for (at 1M turns, 290-370 ms with the lock held). The re-scan's merges take its own small
-    # segments only: the import's large one is never read (nor trimmed) during the steps, and
-    # the steps' segments are still merged as they come. Counted, not timed.
+    # for (at 1M turns, 290-370 ms with the lock held). The re-scan's merges take its own
+    # segments only: the import's large one is never read (nor trimmed) during the steps. And
+    # FTS5 merges the level holding the most segments: once that was a level of the re-scan's
+    # own segments too large for a small merge, every level below had to hold as many before it
+    # was merged, and the levels piled up until FTS5 merged one at `crisismerge` (256) inside a
+    # step's write (at 1M turns, 10% of them masked: 207-285 ms). Such a level is merged a page
+    # a statement. Counted, not timed.
     record_a_large_index_then_leaks(tmp_path / "history.db")
     monkeypatch.setattr(rescan, "MOST_CHARS", 1_000)  # a turn a step, a segment a step
-    monkeypatch.setattr(merges, "BOUNDS", fts_levels.Bounds(64, crowded=64, slow_pages=64))
+    monkeypatch.setattr(merges, "BOUNDS", bounds)
     index = HistoryIndex.open(tmp_path / "history.db")
     index._upkeep.close()
     spans = segment_spans(index)
@@ -284,37 +299,8 @@ def test_rescan_merges_never_read_the_index_s_large_segment(
         assert large in spans  # neither merged away nor trimmed by a merge under way
         most = max(most, len(spans))
     assert masked == LATER_LEAKS
-    assert most <= 16  # the steps' own segments merged as they came
+    assert most <= at_most
     assert not index.search(f"{SECRET}007x")
     assert index.tidy()
     assert SECRET.encode() not in file_bytes(tmp_path)
-    index.close()
-
-
-def test_a_level_of_the_rescan_s_own_segments_past_a_small_merge_is_merged_slowly(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # FTS5 merges the level holding the most segments. Once that was a level of the re-scan's
-    # own segments, too large for a small merge, every level below had to hold as many before
-    # it was merged: the levels piled up until FTS5 merged one at `crisismerge` (256) inside a
-    # step's write (at 1M turns, 10% of them masked: 207-220 ms). Such a level is merged a page
-    # a statement instead; the import's large segment is still never read. Counted, not timed.
-    record_a_large_index_then_leaks(tmp_path / "history.db")
-    monkeypatch.setattr(rescan, "MOST_CHARS", 1_000)  # a turn a step, a segment a step
-    # Small merges read 4 pages at most, level 0 never crowded: the slow merges alone.
-    monkeypatch.setattr(merges, "BOUNDS", fts_levels.Bounds(4, crowded=1_000, slow_pages=64))
-    index = HistoryIndex.open(tmp_path / "history.db")
-    index._upkeep.close()
-    spans = segment_spans(index)
-    large = max(spans, key=lambda span: span[2] - span[1])
-    assert large[2] - large[1] + 1 > 64
-    most = masked = 0
-    while (step := index._maintenance.rescan_step(nullcontext())).more:
-        masked += step.masked
-        spans = segment_spans(index)
-        assert large in spans
-        most = max(most, len(spans))
-    assert masked == LATER_LEAKS
-    assert most <= 24  # left to FTS5: 240
-    assert not index.search(f"{SECRET}007x")
     index.close()
