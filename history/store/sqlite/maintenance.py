@@ -126,7 +126,7 @@ class SqliteMaintenance(Maintenance):
     def _merge(self, pages: int, whole: bool) -> bool:
         """Merge about `pages` pages of FTS5's segments, then the common words' lists, one a
         step (best_turns.py); False when there was nothing left to do. Only a caller who waits
-        for the upkeep (`whole`: tidy, an import) merges what the thread's steps leave
+        for the upkeep (`whole`: tidy, doctor) merges what the thread's steps leave
         (merges.py: a large segment's lists written whole hold the lock 114-242 ms at 1M)."""
         if not self.full_text:
             return False

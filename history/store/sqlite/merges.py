@@ -12,8 +12,8 @@ is merged, and the levels pile up until one reaches `crisismerge` (256), which F
 at once inside whichever write crosses it (at 1M turns, 10% of them re-scanned: 207-285 ms).
 Such a level of at most `slow_pages` is merged a page a statement (`fts_levels.slow_merge`:
 the longest list a tenth of what it reads; 28,170 pages so merged took at most 37 ms a
-statement). A level larger still is left to a caller who waits for the upkeep (`tidy`, an
-import, doctor) and to the rewrite a large forget owes.
+statement). A level larger still is left to a caller who waits for the upkeep (`tidy`,
+`recall doctor`) and to the rewrite a large forget owes.
 
 A re-scan's steps each add a segment; after each, `after_rescan_step` merges at most
 RESCAN_MERGE_CHANGES rows of the index changed (about two a page: the page written, a page read

@@ -102,7 +102,7 @@ def test_the_upkeep_thread_leaves_a_large_merge_to_a_caller_who_waits(
     # its page budget: at 1M turns the thread's merges of the import's segment held the write
     # lock 114-242 ms, and a record of another process waited behind them. The thread's steps
     # merge what is small, or slow a page a statement (merges.py); a merge reading more waits
-    # for a caller who waits for the upkeep (tidy, an import, doctor).
+    # for a caller who waits for the upkeep (tidy, doctor).
     index = HistoryIndex.open(tmp_path / "history.db")
     index.record_many(
         raw_turn(f"old-{n}", f"s{n % 20}", "/p", f"why the parser fails {n}", "a linker " * 40)
