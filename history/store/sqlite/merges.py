@@ -35,7 +35,8 @@ RESCAN_SLOW_MERGE_SECONDS = 0.01
 
 
 def merged(conn: Connection, pages: int) -> int:
-    """FTS5's merge of about `pages` pages: the rows of the index it changed (fewer than two:
+    """FTS5's merge of about `pages` pages (negative: every segment gathered into one merge
+    first, FTS5's incremental `optimize`): the rows of the index it changed (fewer than two:
     FTS5's documented sign that there was nothing to merge)."""
     before = conn.exec_driver_sql("SELECT total_changes()").scalar_one()
     conn.exec_driver_sql(fts.merge_statement(pages))

@@ -18,7 +18,7 @@ from sqlalchemy import Connection, Engine, text
 from history.store import owed
 from history.store.owed import ScrubState
 from history.store.rows import chunks
-from history.store.sqlite import fts, in_place
+from history.store.sqlite import fts, in_place, merges
 from history.store.sqlite.forgetting import blanking, checkpoints, zeroing
 from history.store.sqlite.forgetting.spool import Spool
 from history.store.sqlite.forgetting.writers import WaitingWriters
@@ -227,11 +227,9 @@ class SqliteScrub:
         `optimize`; later steps carry that merge on (or first merge new small segments), and
         each merge drops the rows whose deletion it meets. When a step has nothing left to
         merge, no segment older than the forget remains."""
-        before = conn.exec_driver_sql("SELECT total_changes()").scalar_one()
         pages = self.sizes.pages
         with zeroing.freeing_fast(conn):
-            conn.exec_driver_sql(fts.merge_statement(pages if started else -pages))
-        changes = conn.exec_driver_sql("SELECT total_changes()").scalar_one() - before
+            changes = merges.merged(conn, pages if started else -pages)
         if not started:
             owed.set_rewrite(conn, rewrite_index=True, rewriting=True)
             in_place.rewrite_began(conn)
