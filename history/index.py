@@ -586,15 +586,17 @@ class HistoryIndex:
         what the current rules catch, and scrub the old text out of the storage as a forget
         does. `progress(scanned, total)` after each step. Raises ReadOnlyHistory."""
         self._refuse_if_read_only()
-        total = self._maintenance.rescan_left()
         scanned = masked = 0
-        while True:
-            step = self._maintenance.rescan_step(self._write_lock)
-            scanned, masked = scanned + step.scanned, masked + step.masked
-            if progress is not None:
-                progress(scanned, max(total, scanned))
-            if not step.more:
-                break
+        # The upkeep thread waits meanwhile: it would re-scan turns this count never saw.
+        with self._upkeep.exclusive():
+            total = self._maintenance.rescan_left()
+            while True:
+                step = self._maintenance.rescan_step(self._write_lock)
+                scanned, masked = scanned + step.scanned, masked + step.masked
+                if progress is not None:
+                    progress(scanned, max(total, scanned))
+                if not step.more:
+                    break
         self._purge(masked, short_steps=True)
         self._upkeep.wrote()
         return Rescanned(scanned, masked, scrubbed=not self._owes())

@@ -16,6 +16,7 @@ from tests.helpers.cli_runs import recall
 from tests.helpers.forgetting import file_bytes
 from tests.helpers.rescan_setup import MISSED, PLAIN_TURNS, PROJECT, SECRET, TOKEN, older_version
 from tests.helpers.rescan_setup import record_under_older_rules as record_old
+from tests.helpers.turns import raw_turn
 
 TURNS = PLAIN_TURNS + len(MISSED)
 
@@ -152,4 +153,34 @@ def test_what_is_read_before_the_rescan_reaches_it_is_shown_masked(tmp_path: Pat
     text = repr(shown) + repr(first)
     assert SECRET not in text and TOKEN not in text
     assert "[redacted:" in text
+    index.close()
+
+
+def test_a_rescan_counts_every_turn_it_masks_while_the_upkeep_thread_is_awake(
+    tmp_path: Path,
+) -> None:
+    # The file opened owes a re-scan, so its upkeep thread looks for it after a second; a
+    # `recall doctor --rescan` slower than that (a loaded machine) shared the re-scan with the
+    # thread and reported only the turns it masked itself (1,489 of 1,500).
+    path = tmp_path / "history.db"
+    with older_version():
+        index = HistoryIndex.open(path)
+        assert index.tidy()
+        leaks = (
+            raw_turn(f"t{n}", f"s{n}", PROJECT, f"Mot de passe : {SECRET}{n:04d}", "yak")
+            for n in range(600)
+        )
+        assert index.record_many(leaks).new == 600
+        index.close()
+    index = HistoryIndex.open(path)
+    slept: list[bool] = []
+
+    def slow_progress(scanned: int, total: int) -> None:
+        if not slept:  # time for the thread to wake and take steps of its own
+            slept.append(True)
+            time.sleep(2.5)
+
+    done = index.rescan(slow_progress)
+    assert (done.scanned, done.masked) == (600, 600)
+    assert not index.search(SECRET) and SECRET.encode() not in file_bytes(tmp_path)
     index.close()
