@@ -14,6 +14,7 @@ import history.prepare as prepare_module
 from history import HistoryIndex
 from history.redaction import RULES_VERSION, redact
 from history.store import rescan
+from tests.helpers.turns import raw_turn
 
 # What the older rules let through: a password in French words and a token in a git remote.
 SECRET = "plumbusquokka77"
@@ -75,5 +76,20 @@ def record_under_older_rules(target: str) -> None:
                 # ... and edited (the conversation's list of edited files keeps it too).
                 edited=[f"https://{TOKEN}@github.com/acme/api.git"] if TOKEN in missed else [],
             )
+        assert index.tidy()
+        index.close()
+
+
+def record_leaks_in_one_batch(target: str, count: int, project: str = PROJECT) -> None:
+    """`count` turns, each holding a password the older rules missed (and the words `yak
+    zebra`), recorded by the older version in one batch: one segment of many pages."""
+    with older_version():
+        index = HistoryIndex.open(target)
+        assert index.tidy()
+        leaks = (
+            raw_turn(f"t{n}", f"s{n}", project, f"Mot de passe : {SECRET}{n:04d}", "yak zebra")
+            for n in range(count)
+        )
+        assert index.record_many(leaks).new == count
         assert index.tidy()
         index.close()

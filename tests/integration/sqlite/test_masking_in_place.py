@@ -26,8 +26,7 @@ from history.store.sqlite.engine import writer
 from history.store.sqlite.maintenance import SqliteMaintenance
 from tests.helpers.engines import engine_of
 from tests.helpers.forgetting import file_bytes
-from tests.helpers.rescan_setup import SECRET, TOKEN, older_version
-from tests.helpers.turns import raw_turn
+from tests.helpers.rescan_setup import SECRET, TOKEN, older_version, record_leaks_in_one_batch
 
 PROJECT = "/work/masked"
 WORDS = ("parser", "parsers", "connect", "connected", "schema", "login", "hash", "Função", "日本語")
@@ -247,16 +246,7 @@ def test_no_prefix_of_a_secret_stays_in_the_segment_index(
     # `quokkarescan986` of a planted `quokkarescan98600`).
     monkeypatch.setattr(segment_keys, "KEYS_A_LOOKUP", 0 if looked_up else 1_000_000)
     path = tmp_path / "history.db"
-    with older_version():
-        index = HistoryIndex.open(path)
-        assert index.tidy()
-        leaks = (
-            raw_turn(f"t{n}", f"s{n}", PROJECT, f"Mot de passe : {SECRET}{n:04d}", "yak zebra")
-            for n in range(1500)
-        )
-        assert index.record_many(leaks).new == 1500  # one segment of many pages
-        assert index.tidy()
-        index.close()
+    record_leaks_in_one_batch(str(path), 1500, PROJECT)
     with sqlite3.connect(path) as conn:
         keys = [bytes(key) for (key,) in conn.execute("SELECT term FROM turns_fts_idx")]
     assert any(key.startswith(b"0" + SECRET.encode()) for key in keys)

@@ -14,9 +14,16 @@ import pytest
 from history import HistoryIndex
 from tests.helpers.cli_runs import recall
 from tests.helpers.forgetting import file_bytes
-from tests.helpers.rescan_setup import MISSED, PLAIN_TURNS, PROJECT, SECRET, TOKEN, older_version
+from tests.helpers.rescan_setup import (
+    MISSED,
+    PLAIN_TURNS,
+    PROJECT,
+    SECRET,
+    TOKEN,
+    older_version,
+    record_leaks_in_one_batch,
+)
 from tests.helpers.rescan_setup import record_under_older_rules as record_old
-from tests.helpers.turns import raw_turn
 
 TURNS = PLAIN_TURNS + len(MISSED)
 
@@ -163,15 +170,7 @@ def test_a_rescan_counts_every_turn_it_masks_while_the_upkeep_thread_is_awake(
     # `recall doctor --rescan` slower than that (a loaded machine) shared the re-scan with the
     # thread and reported only the turns it masked itself (1,489 of 1,500).
     path = tmp_path / "history.db"
-    with older_version():
-        index = HistoryIndex.open(path)
-        assert index.tidy()
-        leaks = (
-            raw_turn(f"t{n}", f"s{n}", PROJECT, f"Mot de passe : {SECRET}{n:04d}", "yak")
-            for n in range(600)
-        )
-        assert index.record_many(leaks).new == 600
-        index.close()
+    record_leaks_in_one_batch(str(path), 600)
     index = HistoryIndex.open(path)
     slept: list[bool] = []
 
