@@ -3,6 +3,7 @@ database's files, read back to see that word gone."""
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -21,9 +22,41 @@ def file_bytes(directory: Path) -> bytes:
 
 def assert_gone(directory: Path) -> None:
     raw = file_bytes(directory)
-    assert CANARY.encode() not in raw
+    assert CANARY.encode() not in raw, where_found(directory, CANARY.encode())
     assert CANARY[-8:].encode() not in raw, "the tail of the canary survived in the index"
-    assert b"secret plan" not in raw
+    assert b"secret plan" not in raw, where_found(directory, b"secret plan")
+
+
+def where_found(directory: Path, needle: bytes) -> str:
+    """Which file holds `needle`, and in the database file which page and what kind of page
+    (the first byte of a b-tree page says its kind; 0 is a free or overflow page), so that a
+    rare leftover says where it was."""
+    places = []
+    for path in sorted(directory.iterdir()):
+        if not path.name.startswith("history.db"):
+            continue
+        data = path.read_bytes()
+        at = data.find(needle)
+        while at >= 0:
+            place = f"{path.name} at byte {at}"
+            if path.name == "history.db" and len(data) >= 100:
+                size = int.from_bytes(data[16:18], "big") or 65536
+                page = at // size
+                start = page * size + (100 if page == 0 else 0)
+                place += f" (page {page + 1}, kind {data[start]}, {_owner(path, page + 1)})"
+            places.append(place)
+            at = data.find(needle, at + 1)
+    return f"{needle!r} left in: " + "; ".join(places[:10])
+
+
+def _owner(path: Path, page: int) -> str:
+    """The table or index a page belongs to (SQLite's dbstat), or why that is not known."""
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
+            found = conn.execute("SELECT name FROM dbstat WHERE pageno = ?", (page,)).fetchone()
+    except sqlite3.Error as error:
+        return f"owner unknown: {error}"
+    return found[0] if found else "on no table's tree: a free page"
 
 
 def fill(index: HistoryIndex) -> None:
