@@ -135,7 +135,7 @@ class SqliteMaintenance(Maintenance):
         with self._writer.begin() as conn:
             if not whole:
                 pages = merges.bounded_pages(conn, pages)
-            if pages and merges.merged(conn, pages) >= 2:
+            if pages and merges.merged(conn, pages) >= merges.WORKED:
                 return True
             # Merged: then the common words' lists, where recall_best_turns is there to build them.
             if not conn.connection.info.get(rank_extension.FUNCTION):

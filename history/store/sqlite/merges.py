@@ -32,12 +32,14 @@ from history.store.sqlite import fts, fts_levels
 BOUNDS = fts_levels.Bounds(small_pages=8192, crowded=64, slow_pages=24_576)
 RESCAN_MERGE_PAGES, RESCAN_MERGE_CHANGES, RESCAN_MERGE_SECONDS = 16, 1024, 0.02
 RESCAN_SLOW_MERGE_SECONDS = 0.01
+# A merge that changed fewer rows of the index did nothing: FTS5's documented sign.
+WORKED = 2
 
 
 def merged(conn: Connection, pages: int) -> int:
     """FTS5's merge of about `pages` pages (negative: every segment gathered into one merge
-    first, FTS5's incremental `optimize`): the rows of the index it changed (fewer than two:
-    FTS5's documented sign that there was nothing to merge)."""
+    first, FTS5's incremental `optimize`): the rows of the index it changed (fewer than
+    WORKED: there was nothing to merge)."""
     before = conn.exec_driver_sql("SELECT total_changes()").scalar_one()
     conn.exec_driver_sql(fts.merge_statement(pages))
     return int(conn.exec_driver_sql("SELECT total_changes()").scalar_one() - before)
@@ -58,6 +60,6 @@ def after_rescan_step(conn: Connection) -> None:
         if not pages:
             return
         changes = merged(conn, pages)
-        if changes < 2:
+        if changes < WORKED:
             return
         written += changes

@@ -234,6 +234,6 @@ class SqliteScrub:
             owed.set_rewrite(conn, rewrite_index=True, rewriting=True)
             in_place.rewrite_began(conn)
             return True
-        if changes >= 2:  # FTS5's documented sign that the merge did some work
+        if changes >= merges.WORKED:
             return True
         return zeroing.zero_step(conn, pages)
