@@ -31,7 +31,7 @@ def where_found(directory: Path, needle: bytes) -> str:
     """Which file holds `needle`, and in the database file which page and what kind of page
     (the first byte of a b-tree page says its kind; 0 is a free or overflow page), so that a
     rare leftover says where it was (the first ten places)."""
-    places = []
+    places: list[str] = []
     for path in sorted(directory.iterdir()):
         if not path.name.startswith("history.db"):
             continue
