@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from bench.baseline import Baseline
 from bench.corpus import default_end
 from bench.measure import BASELINE, CORPUS, RECALL, Emitter, peak_rss_mb, warn
-from bench.mixes import MIXES, turns
+from bench.mixes import MIXES, carries_work, turns
 from bench.world import projects, word_weights
 
 if TYPE_CHECKING:
@@ -51,7 +51,7 @@ def run_import(
         from history import HistoryIndex
 
         recall = HistoryIndex.open(db)
-    baseline = Baseline(Path(db), driver, work=mix == "work") if impl == BASELINE else None
+    baseline = Baseline(Path(db), driver, work=carries_work(mix)) if impl == BASELINE else None
     out.emit("rss_after_open", impl, peak_rss_mb(), "MB")  # libraries loaded, nothing written
     if baseline is not None:
         baseline.begin()

@@ -43,7 +43,8 @@ QUERY_MIXES = ("standard", "common", "work")
 # Each corpus's query mixes, as keys of bench.mixes.MIXES.
 CORPORA = {
     "first": {"standard": "standard", "common": "common", "work": "work"},
-    "second": {"standard": "second", "common": "second-common", "work": "work"},
+    # The second corpus's turns all carry a work log: its `work` mix is its standard one.
+    "second": {"standard": "second", "common": "second-common", "work": "second"},
 }
 
 
@@ -69,7 +70,8 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
         choices=tuple(CORPORA),
         default="first",
         help="first (bench.corpus, bench.common_mix) or second (bench.corpus2: another "
-        "vocabulary, frequency law and turn lengths; both mixes search the same turns)",
+        "vocabulary, frequency law and turn lengths, every turn with its work log; both mixes "
+        "search the same turns)",
     )
     parser.add_argument(
         "--yardstick",

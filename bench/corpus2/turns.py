@@ -5,7 +5,8 @@ A turn's asked and answered texts are filled, piece by piece, up to word counts 
 splits words: `history.query.words`) taken together from one real turn (`lengths.json`): prose
 drawn from the session's mixture (the Zipf-Mandelbrot vocabulary, the session topic's words,
 the project's identifiers), identifiers in backticks, dotted paths, file paths, commands and
-pasted error lines.
+pasted error lines; its work log (commands, failures, edits: work.py) up to the same real
+turn's work length.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from bench.corpus import GeneratedTurn
 from bench.corpus2.law import word_weights, words
 from bench.corpus2.lengths import resample
 from bench.corpus2.lexicon import lexicon
+from bench.corpus2.work import work_log
 from bench.corpus2.world import Project, command, error_lines, projects
 from history.query import words as index_words
 
@@ -108,13 +110,18 @@ def _text(rng: random.Random, wanted: int, session: Session, question: bool) -> 
     return " ".join(pieces)
 
 
-def _turn(rng: random.Random, session: Session, asked_at: datetime) -> GeneratedTurn:
+def _turn(
+    rng: random.Random, work_rng: random.Random, session: Session, asked_at: datetime
+) -> GeneratedTurn:
     lengths = resample(rng)
     touched = min(len(session.working_set), int(rng.expovariate(0.35)))
     files = tuple(rng.sample(session.working_set, touched))
     edited = files[: rng.randint(1, min(4, len(files)))] if files and rng.random() < 0.45 else ()
     tools = set(rng.sample(TOOLS, rng.randint(0, 4))) | ({"Edit"} if edited else set())
     tainted = rng.random() < TAINTED_SHARE
+    worked_on = edited or session.working_set
+    prose = session.population[-22:]  # the session topic's words and its identifiers
+    work = work_log(work_rng, lengths.work, session.project, worked_on, session.names, list(prose))
     return GeneratedTurn(
         turn_id=_uuid(rng),
         session_id=session.session_id,
@@ -126,6 +133,7 @@ def _turn(rng: random.Random, session: Session, asked_at: datetime) -> Generated
         tools=tuple(sorted(tools | ({"WebFetch"} if tainted else set()))),
         tainted=tainted,
         asked_at=asked_at,
+        work=work,
     )
 
 
@@ -136,6 +144,7 @@ def session_length(rng: random.Random) -> int:
 def turns(seed: int = 7, end: datetime | None = None) -> Iterator[GeneratedTurn]:
     """Endless turns, session after session; the same seed and `end` give the same turns."""
     rng = random.Random(f"corpus2-{seed}")
+    work_rng = random.Random(f"corpus2-work-{seed}")
     world = projects(seed)
     # Some projects far busier than others, but flatter than a Zipf law over them.
     project_weights = list(itertools.accumulate(1 / (rank + 2) for rank in range(len(world))))
@@ -145,4 +154,4 @@ def turns(seed: int = 7, end: datetime | None = None) -> Iterator[GeneratedTurn]
         when = last - timedelta(seconds=rng.uniform(3_600, YEAR_SECONDS))
         for _ in range(session_length(rng)):
             when += timedelta(seconds=min(6 * 3600, rng.lognormvariate(4.5, 1.2)))
-            yield _turn(rng, session, when)
+            yield _turn(rng, work_rng, session, when)

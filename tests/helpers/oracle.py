@@ -7,27 +7,34 @@ import pytest
 from sqlalchemy import text
 
 from history import HistoryIndex, Hit
-from history.ranking import exact_form_bonus, idf, score_bound, share_of_best
-from history.store.sqlite import fts
+from history.ranking import COLUMN_WEIGHTS, exact_form_bonus, idf, score_bound, share_of_best
+from history.store.sqlite import fts, rank_extension
 from tests.helpers.engines import engine_of
 
 
 def exhaustive(
     index: HistoryIndex, query_terms: list[str], project: str | None
 ) -> dict[str, float]:
-    """The score of every matching turn: bm25 as FTS5 computes it with every term in the MATCH,
-    plus the exact-form bonus, as a share of the most a turn could score."""
+    """The score of every matching turn: the shipped ranking function as FTS5 computes it with
+    every term in the MATCH and the shipped column weights (the work's included), plus the
+    exact-form bonus (the work's text included), as a share of the most a turn could score.
+    Where the compiled recall_bm25 ranks, a word's turns are counted outside the work (as it
+    counts them); where bm25() ranks, in the whole row (as bm25() does)."""
     match = " OR ".join(f'"{term}"' for term in query_terms)
-    sql = (
-        "SELECT t.turn_id, -bm25(turns_fts, 3.0, 1.0, 1.0), t.asked, t.answered, t.files"
-        " FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid WHERE turns_fts MATCH :m"
-        + (" AND t.project = :p" if project else "")
-    )
-    count = text("SELECT count(*) FROM turns_fts WHERE turns_fts MATCH :m")
+    weights = ", ".join(str(weight) for weight in (*COLUMN_WEIGHTS, 0.0))
     with engine_of(index).connect() as conn:
+        compiled = bool(conn.connection.info.get(rank_extension.FUNCTION))
+        function = rank_extension.FUNCTION if compiled else "bm25"
+        counted = "{asked answered files} : " if compiled else ""
+        sql = (
+            f"SELECT t.turn_id, -{function}(turns_fts, {weights}), t.asked, t.answered,"
+            " t.files, t.work FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid"
+            " WHERE turns_fts MATCH :m" + (" AND t.project = :p" if project else "")
+        )
+        count = text("SELECT count(*) FROM turns_fts WHERE turns_fts MATCH :m")
         rows = fts.indexed_rows(conn)
         term_idf = {
-            term: idf(rows, conn.execute(count, {"m": f'"{term}"'}).scalar_one())
+            term: idf(rows, conn.execute(count, {"m": f'{counted}"{term}"'}).scalar_one())
             for term in query_terms
         }
         found = conn.execute(text(sql), {"m": match, "p": project})

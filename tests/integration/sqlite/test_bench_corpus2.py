@@ -8,13 +8,14 @@ import itertools
 import json
 import shutil
 import statistics
+import sys
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from bench import common_mix, corpus, corpus2
+from bench import common_mix, corpus, corpus2, work_mix
 from bench.common_mix import common_vocabulary
 from bench.corpus import GeneratedTurn, Query
 from bench.corpus2 import law, lengths
@@ -56,12 +57,34 @@ def test_the_same_seed_gives_the_same_turns_and_queries() -> None:
 def test_turn_lengths_follow_the_real_whole_turns() -> None:
     real = lengths.real_lengths()
     made = sample(corpus2.turns(7, END), 2000)
-    for field in ("asked", "answered"):
+    for field in ("asked", "answered", "work"):
         measured = statistics.median(getattr(turn, field) for turn in real)
         generated = statistics.median(len(words(getattr(turn, field))) for turn in made)
         assert abs(generated - measured) <= 0.2 * measured, field
         longest = max(getattr(turn, field) for turn in real)
         assert max(len(words(getattr(turn, field))) for turn in made) <= longest * 1.1 + 1
+
+
+def test_the_work_logs_are_in_the_importers_format_and_leave_the_texts_as_they_were(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    made = sample(corpus2.turns(7, END), 500)
+    kinds = {line[:2] for turn in made for line in turn.work.splitlines()}
+    assert kinds == {"$ ", "! ", "~ ", "- ", "+ "}
+    assert sum(not turn.work for turn in made) / len(made) < 0.4
+    edited = [turn for turn in made if turn.edited and "\n~ " in f"\n{turn.work}"]
+    assert edited and all(
+        line[2:] in turn.edited
+        for turn in edited
+        for line in turn.work.splitlines()
+        if line.startswith("~ ")
+    )
+    # The work has an RNG of its own: without it, the same asked and answered texts.
+    # (bench.corpus2.turns names the generator; its module is the one that calls work_log)
+    monkeypatch.setattr(sys.modules["bench.corpus2.turns"], "work_log", lambda *args: "")
+    again = sample(corpus2.turns(7, END), 500)
+    assert not any(turn.work for turn in again)
+    assert [(t.asked, t.answered) for t in again] == [(t.asked, t.answered) for t in made]
 
 
 def test_the_vocabulary_is_mostly_its_own() -> None:
@@ -98,13 +121,15 @@ def test_queries_are_one_to_four_words_of_the_new_vocabulary(
 
 
 # The oracle: on samples of every generator, both query mixes each, the fast ranking is the
-# exhaustive one (ranked at once, and in parts as a large index is).
+# exhaustive one (ranked at once, and in parts as a large index is); the second corpus's turns
+# and the first's work mix carry work logs, which the ranking weighs and does not count.
 Generator = tuple[
     Callable[[int, datetime], Iterator[GeneratedTurn]], Callable[[int, int], list[Query]]
 ]
 GENERATORS: dict[str, Generator] = {
     "first": (corpus.turns, corpus.queries),
     "first-common": (common_mix.turns, common_mix.queries),
+    "first-work": (work_mix.turns, corpus.queries),
     "second": (corpus2.turns, corpus2.queries),
     "second-common": (corpus2.turns, corpus2.common_queries),
 }
