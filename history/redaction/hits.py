@@ -62,8 +62,11 @@ class LiteralHits:
         self._masked = MaskedSpans()
         self._recent: dict[int, list[int]] = {}
         tracked = list(range(len(self.literals)))
-        finder, spent, places = self._finder, 0, self._places
+        finder: AhoCorasick | None = self._finder
+        spent, places = 0, self._places
         for chunk in range(0, len(text), _CHUNK):
+            if finder is None:  # built for the chunks left only: most texts are one chunk
+                finder = automaton([self.literals[literal] for literal in tracked])
             hits = _hits(finder, text[chunk : chunk + _CHUNK + self._longest - 1])
             if spent + len(hits) > _BUDGET:
                 self._places = [DENSE] * len(self.literals)
@@ -82,7 +85,11 @@ class LiteralHits:
                 tracked = [literal for literal in tracked if places[literal] is not None]
                 if not tracked:
                     return
-                finder = automaton([self.literals[literal] for literal in tracked])
+                finder = None
+
+    def held(self) -> list[int]:
+        """The literals found in the text as it was read (a place or more, or dense)."""
+        return [literal for literal, found in enumerate(self._places) if found != []]
 
     def starts(self, literal: int) -> Starts:
         """Where `literal` occurs in the text as it is now, or `DENSE`."""

@@ -37,6 +37,12 @@ class LongScans:
             for _, pattern in self._scans
         )
         self.finder = automaton(self.literals)
+        # The patterns of each literal, and those without one (tried on every text).
+        self._scans_of: list[list[int]] = [[] for _ in self.literals]
+        for scan, literal in enumerate(self._literal_of):
+            if literal is not None:
+                self._scans_of[literal].append(scan)
+        self._always = [literal is None for literal in self._literal_of]
         # For each pattern, its literal where no pattern after it has that literal: from there on
         # its places need not be followed.
         last = {literal: i for i, literal in enumerate(self._literal_of) if literal is not None}
@@ -48,9 +54,18 @@ class LongScans:
     def apply(self, text: str) -> str:
         """`text` after every pattern, each over the text the ones before it left."""
         hits = LiteralHits(self.literals, self.finder, text)
-        for (rule, pattern), literal, done in zip(
-            self._scans, self._literal_of, self._done_after, strict=True
+        # Until a mask is made the text is as read: a pattern whose literal it does not hold is
+        # passed over at once (most texts hold a few of the literals and no secret).
+        wanted = list(self._always)
+        for found in hits.held():
+            for scan in self._scans_of[found]:
+                wanted[scan] = True
+        masked = False
+        for (rule, pattern), literal, done, due in zip(
+            self._scans, self._literal_of, self._done_after, wanted, strict=True
         ):
+            if not (due or masked):
+                continue
             starts = None if literal is None else hits.starts(literal)
             if done is not None:
                 hits.forget(done)
@@ -65,4 +80,5 @@ class LongScans:
             if edits:
                 text = applied(text, edits)
                 hits.after(text, edits)
+                masked = True
         return text
