@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 import struct
-import time
 from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -56,10 +55,6 @@ LIST_FROM_ROWS = 10_000
 REBUILD_AFTER_GROWTH = 0.05
 # Turns read to find the common words (by their share of the sample).
 SAMPLE_TURNS = 1_000
-# Lists built (or words counted) in one step, one write transaction, until it has taken this
-# long: a record waits for the step, and after a re-scan or a forget (which empty the counts)
-# the upkeep counts every common word again, each count a few ms at a million turns.
-STEP_SECONDS = 0.025
 # The hits' column weights as the ranking weighs them (the project tag weighs nothing).
 _WEIGHTS = ", ".join(str(w) for w in (*COLUMN_WEIGHTS, 0.0))
 _RECORD = struct.Struct("<dqdq")
@@ -128,93 +123,46 @@ def last_turn(conn: Sql) -> int:
     return int(conn.exec_driver_sql("SELECT max(id) FROM turns").scalar() or 0)
 
 
-class Keeper:
-    """Which words want a list, and building them one a step (history/upkeep.py)."""
+@dataclass(frozen=True)
+class Built:
+    """A word's list as recall_best_turns computed it."""
 
-    def __init__(self) -> None:
-        self._planned_at = -1
-        self._wanted: list[tuple[str, str]] = []  # (index form, a word of that form)
-        # The index forms of every word in LIST_FROM_SHARE of the sample or more (those above
-        # LIST_UP_TO_SHARE have no list), counted for word_counts.py, at this many rows.
-        self._frequent: dict[str, str] = {}  # index form: a word of that form
-        self._to_count: list[str] = []
-        self._counted_at = -1
-        # Every row's length (recall_lengths) and the index's structure record it was read at:
-        # any write to the index changes that record.
-        self._lengths: tuple[bytes, bytes] | None = None
-
-    def plan(self, conn: Connection) -> None:
-        """Find the common words, when a step would, on a connection that only reads: the
-        sample's words are split and stemmed here (~100 ms), not in a step's write transaction."""
-        rows = fts.indexed_rows(conn)
-        if rows < LIST_FROM_ROWS or not compiled(conn):
-            return
-        if self._planned_at < 0 or rows > self._planned_at * (1 + REBUILD_AFTER_GROWTH):
-            self._wanted, self._frequent = _common_words(conn)
-            self._planned_at = rows
-
-    def step(self, conn: Connection) -> bool:
-        """Build or rebuild one list that is missing or stale, in the caller's write
-        transaction. True when more are left."""
-        rows = fts.indexed_rows(conn)
-        if rows < LIST_FROM_ROWS or not compiled(conn):
-            return False
-        self.plan(conn)  # planned before, unless the index grew since
-        started = time.monotonic()
-        while self._wanted and time.monotonic() - started < STEP_SECONDS:
-            word, form = self._wanted.pop()
-            built = conn.exec_driver_sql(
-                f"SELECT turns FROM {LISTS} WHERE word = ?", (word,)
-            ).scalar()
-            if built is None or rows > built * (1 + REBUILD_AFTER_GROWTH):
-                build(conn, word, form, self._row_lengths(conn))
-        if self._wanted:
-            return True
-        # Then the counts (a list's build has counted its word): again after each growth that
-        # ages them, or a forget (which emptied them).
-        fresh = self._counted_at <= rows <= self._counted_at * (1 + word_counts.FRESH_FOR_GROWTH)
-        if self._counted_at < 0 or not fresh:
-            self._to_count = word_counts.stale(conn, sorted(self._frequent), rows)
-            self._counted_at = rows
-        while self._to_count and time.monotonic() - started < STEP_SECONDS:
-            word = self._to_count.pop()
-            holding = word_counts.count(conn, word, self._frequent[word])
-            word_counts.keep(conn, word, holding, rows)
-        return bool(self._to_count)
-
-    def _row_lengths(self, conn: Connection) -> bytes:
-        structure = conn.exec_driver_sql(
-            f"SELECT block FROM {fts.FTS_TABLE}_data WHERE id = 10"
-        ).scalar()
-        key = bytes(structure or b"")
-        if self._lengths is None or self._lengths[1] != key:
-            lengths = conn.exec_driver_sql(
-                f"SELECT recall_lengths(id, sz) FROM {fts.FTS_TABLE}_docsize"
-            ).scalar()
-            self._lengths = (bytes(lengths or b""), key)
-        return self._lengths[0]
+    upto: int  # the last turn when it was built
+    blob: bytes  # recall_best_turns' records
 
 
-def build(conn: Connection, word: str, form: str, lengths: bytes | None = None) -> bool:
-    """(Re)build `word`'s list from the turns `form` matches; False when it matches none.
-    `lengths`: every row's length by rowid (recall_lengths), current: read once for many."""
+def computed(conn: Connection, form: str, lengths: bytes | None) -> Built | None:
+    """The list of the turns `form` matches, computed (a read); None when it matches none."""
     upto = last_turn(conn)
     blob = conn.exec_driver_sql(
         f"SELECT {FUNCTION}({fts.FTS_TABLE}, {DEPTH}, ?, {_WEIGHTS}) FROM {fts.FTS_TABLE} "
         f"WHERE {fts.FTS_TABLE} MATCH ? LIMIT 1",
         (lengths, quote(form)),
     ).scalar()
+    return None if blob is None else Built(upto, bytes(blob))
+
+
+def build(conn: Connection, word: str, form: str, lengths: bytes | None = None) -> bool:
+    """(Re)build `word`'s list from the turns `form` matches; False when it matches none.
+    `lengths`: every row's length by rowid (recall_lengths), current: read once for many."""
+    built = computed(conn, form, lengths)
+    write(conn, word, built, fts.indexed_rows(conn))
+    return built is not None
+
+
+def write(conn: Connection, word: str, built: Built | None, rows: int) -> None:
+    """`word`'s list as `built` (None: it has none), computed when the index had `rows`."""
     conn.exec_driver_sql(f"DELETE FROM {ROWS} WHERE word = ?", (word,))
-    if blob is None:
+    if built is None:
         conn.exec_driver_sql(f"DELETE FROM {LISTS} WHERE word = ?", (word,))
-        return False
-    records = list(_RECORD.iter_unpack(blob))
+        return
+    records = list(_RECORD.iter_unpack(built.blob))
     bound, holding, average, _ = records[0]
-    word_counts.keep(conn, word, int(holding), fts.indexed_rows(conn))
+    word_counts.keep(conn, word, int(holding), rows)
     conn.exec_driver_sql(
         f"INSERT OR REPLACE INTO {LISTS} (word, built_upto, average_length, bound, turns) "
         "VALUES (?, ?, ?, ?, ?)",
-        (word, upto, average, bound, fts.indexed_rows(conn)),
+        (word, built.upto, average, bound, rows),
     )
     # Through `turns`: its project, and a turn that is gone is not listed. One statement: a
     # statement per row cost more than finding the rows.
@@ -225,7 +173,6 @@ def build(conn: Connection, word: str, form: str, lengths: bytes | None = None) 
         "FROM json_each(?) AS listed JOIN turns ON turns.id = listed.value ->> 0",
         (word, listed),
     )
-    return True
 
 
 def compiled(conn: Connection) -> bool:
@@ -237,7 +184,7 @@ def compiled(conn: Connection) -> bool:
     return found is not None
 
 
-def _common_words(conn: Connection) -> tuple[list[tuple[str, str]], dict[str, str]]:
+def common_words(conn: Connection) -> tuple[list[tuple[str, str]], dict[str, str]]:
     """The index forms in between LIST_FROM_SHARE and LIST_UP_TO_SHARE of a sample of the
     turns, each with a word of that form (what the list's MATCH is made of); and every form in
     LIST_FROM_SHARE of them or more (those above have no list, but are counted)."""

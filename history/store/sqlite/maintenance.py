@@ -29,7 +29,7 @@ from history.store.maintenance import ENGLISH, Maintenance
 from history.store.owed import ScrubState
 from history.store.rescan import Rescan, Step
 from history.store.sqlite import (
-    best_turns,
+    best_turns_upkeep,
     damaged,
     doctor,
     fts,
@@ -61,7 +61,7 @@ class SqliteMaintenance(Maintenance):
         self.full_text = full_text
         self._forgetting = forgetting
         self._writer = writer(engine)
-        self._best_turns = best_turns.Keeper()
+        self._best_turns = best_turns_upkeep.Keeper()
         self._path = sqlite_path(engine.url.render_as_string(hide_password=False))
         self._rescan_writer = writer(engine, autocheckpoint=False)
         # Masked in place where FTS5 has secure-delete (in_place.py): no index rewrite owed.
