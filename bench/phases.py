@@ -15,6 +15,7 @@ from bench.corpus import GeneratedTurn, Query
 from bench.measure import BASELINE, CORPUS, RECALL, Emitter, database_bytes, percentile, warn
 from history import HistoryIndex
 from history.ranking import EXACT_FORM_BONUS, exact_form_bonus, idf
+from history.store.sqlite import rank_extension
 from history.store.sqlite.fts import indexed_rows
 from tests.helpers.engines import engine_of
 
@@ -188,22 +189,30 @@ def recall_exhaustive(
 ) -> list[str]:
     """recall's scoring of every matching turn in its database: bm25 weighing asked, answered,
     files and work 3, 1, 1, 0.5 and the project tag column 0, plus the exact-form bonus (0.5 x
-    idf for each query word held in the form typed). The top `k` turn ids. The bonus is bounded,
-    so it is computed only for turns whose bm25 comes within that bound of the k-th best."""
-    sql = (
-        f"SELECT t.id, t.asked_at, t.turn_id, {RECALL_BM25} FROM turns_fts "
-        "CROSS JOIN turns t ON t.id = turns_fts.rowid WHERE turns_fts MATCH :match"
-        + (" AND t.project = :project" if project is not None else "")
-    )
-    params = {"match": match_expression(terms), "project": project}
-    count = "SELECT count(*) FROM turns_fts WHERE turns_fts MATCH :match"
+    idf for each query word held in the form typed, the work's text included). The top `k` turn
+    ids. With the compiled recall_bm25 (what the search ranks with where it loads), a word's
+    turns are counted outside the work, as it counts them; with bm25(), in the whole row. The
+    bonus is bounded, so it is computed only for turns whose bm25 comes within that bound of
+    the k-th best."""
     with engine_of(recall).connect() as conn:
+        compiled = bool(conn.connection.info.get(rank_extension.FUNCTION))
+        function = RECALL_BM25.replace("bm25", rank_extension.FUNCTION) if compiled else RECALL_BM25
+        counted = "{asked answered files} : " if compiled else ""
+        sql = (
+            f"SELECT t.id, t.asked_at, t.turn_id, {function} FROM turns_fts "
+            "CROSS JOIN turns t ON t.id = turns_fts.rowid WHERE turns_fts MATCH :match"
+            + (" AND t.project = :project" if project is not None else "")
+        )
+        params = {"match": match_expression(terms), "project": project}
+        count = "SELECT count(*) FROM turns_fts WHERE turns_fts MATCH :match"
         rows = [list(row) for row in conn.exec_driver_sql(sql, params)]
         indexed = indexed_rows(conn)
         term_idf = {
             term: idf(
                 indexed,
-                conn.exec_driver_sql(count, {"match": match_expression([term])}).scalar_one(),
+                conn.exec_driver_sql(
+                    count, {"match": counted + match_expression([term])}
+                ).scalar_one(),
             )
             for term in terms
         }
@@ -213,7 +222,7 @@ def recall_exhaustive(
             near = {row[0]: row for row in rows if row[3] <= reach}
         else:
             near = {row[0]: row for row in rows}
-        texts = "SELECT id, asked, answered, files FROM turns WHERE id = :id"
+        texts = "SELECT id, asked, answered, files, work FROM turns WHERE id = :id"
         for rowid, row in near.items():
             _, *text = conn.exec_driver_sql(texts, {"id": rowid}).one()
             row[3] -= exact_form_bonus(terms, text, term_idf)
