@@ -97,6 +97,14 @@ class Keeper:
         if self._ahead is None:
             self._returned(work)
 
+    def merged(self) -> None:
+        """The step merged FTS5's segments instead (the index changed): no reading ahead until
+        a step finds list or count work again, and what was read is put back."""
+        self._reading_ahead = False
+        if self._ahead is not None:
+            self._returned(self._ahead)
+            self._ahead = None
+
     def step(self, conn: Connection) -> bool:
         """Build or rebuild the lists that are missing or stale, or count the common words, in
         the caller's write transaction, from what `plan` read when nothing was written since.

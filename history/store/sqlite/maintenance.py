@@ -136,6 +136,7 @@ class SqliteMaintenance(Maintenance):
             if not whole:
                 pages = merges.bounded_pages(conn, pages)
             if pages and merges.merged(conn, pages) >= merges.WORKED:
+                self._best_turns.merged()
                 return True
             # Merged: then the common words' lists, where recall_best_turns is there to build them.
             if not conn.connection.info.get(rank_extension.FUNCTION):
