@@ -299,6 +299,20 @@ def test_a_word_in_four_fifths_of_the_turns_has_a_list_and_is_not_cut_short(
     index.close()
 
 
+def locked(conn: Connection) -> bool:
+    """Whether `conn` is in the upkeep's write transaction (BEGIN IMMEDIATE)."""
+    return conn.get_execution_options().get("sqlite_begin") == "IMMEDIATE"
+
+
+def recorded(tmp_path: Path) -> HistoryIndex:
+    """A new file of 150 turns in one project, its upkeep not run yet."""
+    index = HistoryIndex.open(tmp_path / "history.db")
+    rng = random.Random(7)
+    for n in range(150):
+        record(index, n, rng)
+    return index
+
+
 def test_the_upkeep_samples_the_common_words_outside_its_write_transactions(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -308,23 +322,15 @@ def test_the_upkeep_samples_the_common_words_outside_its_write_transactions(
     sample = best_turns.common_words
 
     def watched(conn: Connection) -> tuple[list[tuple[str, str]], dict[str, str]]:
-        sampled_in.append(conn.get_execution_options().get("sqlite_begin") == "IMMEDIATE")
+        sampled_in.append(locked(conn))
         return sample(conn)
 
     monkeypatch.setattr(best_turns, "common_words", watched)
-    index = HistoryIndex.open(tmp_path / "history.db")
-    rng = random.Random(7)
-    for n in range(150):
-        record(index, n, rng)
+    index = recorded(tmp_path)
     assert index.tidy()
     assert listed(index, "parser").built_upto == 150
     assert sampled_in and not any(sampled_in)
     index.close()
-
-
-def locked(conn: Connection) -> bool:
-    """Whether `conn` is in the upkeep's write transaction (BEGIN IMMEDIATE)."""
-    return conn.get_execution_options().get("sqlite_begin") == "IMMEDIATE"
 
 
 @pytest.fixture
@@ -353,10 +359,7 @@ def test_the_upkeep_builds_lists_and_counts_words_outside_its_write_transactions
 ) -> None:
     # A list's walk of its word's rows, every row's length and the counts took 72-78 ms of a
     # step at 1M after a forget: a record waited that long on the step.
-    index = HistoryIndex.open(tmp_path / "history.db")
-    rng = random.Random(7)
-    for n in range(150):
-        record(index, n, rng)
+    index = recorded(tmp_path)
     assert index.tidy()
     assert listed(index, "parser").built_upto == 150
     assert len(reads_watched) >= len(WORDS) and not any(reads_watched)
@@ -375,10 +378,7 @@ def test_writes_that_never_pause_still_let_the_lists_be_built(
 ) -> None:
     # Every step finds the index written to since its reads: after a few such steps in a row
     # it reads under its write lock, as before.
-    index = HistoryIndex.open(tmp_path / "history.db")
-    rng = random.Random(7)
-    for n in range(150):
-        record(index, n, rng)
+    index = recorded(tmp_path)
     written = iter(range(10**9))
     monkeypatch.setattr(best_turns_upkeep, "structure", lambda conn: str(next(written)).encode())
     assert index.tidy(seconds=60)
@@ -394,10 +394,7 @@ def test_a_step_that_merges_stops_the_lists_reading_ahead(
     # while they merged, and each merge threw those reads away (the upkeep after a 100k import
     # of the second corpus took 15-38 s instead of 3-6).
     monkeypatch.setattr(best_turns_upkeep, "STEP_SECONDS", 0.0)  # a list or a count a step
-    index = HistoryIndex.open(tmp_path / "history.db")
-    rng = random.Random(7)
-    for n in range(150):
-        record(index, n, rng)
+    index = recorded(tmp_path)
     while not reads_watched:  # up to the first list built, with more left
         assert index._maintenance.step(2, nullcontext()) == "more"
     reads_watched.clear()
