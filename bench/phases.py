@@ -15,12 +15,11 @@ from bench.corpus import GeneratedTurn, Query
 from bench.measure import BASELINE, CORPUS, RECALL, Emitter, database_bytes, percentile, warn
 from history import HistoryIndex
 from history.ranking import EXACT_FORM_BONUS, exact_form_bonus, idf
-from history.store.sqlite import rank_extension
 from history.store.sqlite.fts import indexed_rows
 from tests.helpers.engines import engine_of
+from tests.helpers.oracle import shipped_ranking
 
 WARM_UP = 20
-RECALL_BM25 = "bm25(turns_fts, 3.0, 1.0, 1.0, 0.5, 0.0)"
 
 
 def _ms(started: float) -> float:
@@ -190,14 +189,11 @@ def recall_exhaustive(
     """recall's scoring of every matching turn in its database: bm25 weighing asked, answered,
     files and work 3, 1, 1, 0.5 and the project tag column 0, plus the exact-form bonus (0.5 x
     idf for each query word held in the form typed, the work's text included). The top `k` turn
-    ids. With the compiled recall_bm25 (what the search ranks with where it loads), a word's
-    turns are counted outside the work, as it counts them; with bm25(), in the whole row. The
-    bonus is bounded, so it is computed only for turns whose bm25 comes within that bound of
-    the k-th best."""
+    ids. The ranking function, and how it counts a word's turns, are the search's
+    (tests.helpers.oracle.shipped_ranking). The bonus is bounded, so it is computed only for
+    turns whose bm25 comes within that bound of the k-th best."""
     with engine_of(recall).connect() as conn:
-        compiled = bool(conn.connection.info.get(rank_extension.FUNCTION))
-        function = RECALL_BM25.replace("bm25", rank_extension.FUNCTION) if compiled else RECALL_BM25
-        counted = "{asked answered files} : " if compiled else ""
+        function, counted = shipped_ranking(conn)
         sql = (
             f"SELECT t.id, t.asked_at, t.turn_id, {function} FROM turns_fts "
             "CROSS JOIN turns t ON t.id = turns_fts.rowid WHERE turns_fts MATCH :match"

@@ -3,13 +3,34 @@ ranking, and the check that a search's top k is it."""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import pytest
-from sqlalchemy import text
+from sqlalchemy import Connection, text
 
 from history import HistoryIndex, Hit
 from history.ranking import COLUMN_WEIGHTS, exact_form_bonus, idf, score_bound, share_of_best
 from history.store.sqlite import fts, rank_extension
 from tests.helpers.engines import engine_of
+
+
+class ShippedRanking(NamedTuple):
+    """The ranking function a search on `conn` ranks with, as SQL (the shipped column
+    weights), and the MATCH prefix that counts a word's turns as that function counts them."""
+
+    function: str
+    counted: str
+
+
+def shipped_ranking(conn: Connection) -> ShippedRanking:
+    """With the compiled recall_bm25, a word's turns are counted outside the work (as it
+    counts them); with bm25(), in the whole row (as bm25() does)."""
+    weights = ", ".join(str(weight) for weight in (*COLUMN_WEIGHTS, 0.0))
+    if conn.connection.info.get(rank_extension.FUNCTION):
+        return ShippedRanking(
+            f"{rank_extension.FUNCTION}(turns_fts, {weights})", "{asked answered files} : "
+        )
+    return ShippedRanking(f"bm25(turns_fts, {weights})", "")
 
 
 def exhaustive(
@@ -18,16 +39,12 @@ def exhaustive(
     """The score of every matching turn: the shipped ranking function as FTS5 computes it with
     every term in the MATCH and the shipped column weights (the work's included), plus the
     exact-form bonus (the work's text included), as a share of the most a turn could score.
-    Where the compiled recall_bm25 ranks, a word's turns are counted outside the work (as it
-    counts them); where bm25() ranks, in the whole row (as bm25() does)."""
+    Words are counted as the ranking function counts them (`shipped_ranking`)."""
     match = " OR ".join(f'"{term}"' for term in query_terms)
-    weights = ", ".join(str(weight) for weight in (*COLUMN_WEIGHTS, 0.0))
     with engine_of(index).connect() as conn:
-        compiled = bool(conn.connection.info.get(rank_extension.FUNCTION))
-        function = rank_extension.FUNCTION if compiled else "bm25"
-        counted = "{asked answered files} : " if compiled else ""
+        function, counted = shipped_ranking(conn)
         sql = (
-            f"SELECT t.turn_id, -{function}(turns_fts, {weights}), t.asked, t.answered,"
+            f"SELECT t.turn_id, -{function}, t.asked, t.answered,"
             " t.files, t.work FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid"
             " WHERE turns_fts MATCH :m" + (" AND t.project = :p" if project else "")
         )

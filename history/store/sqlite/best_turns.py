@@ -142,14 +142,6 @@ def computed(conn: Connection, form: str, lengths: bytes | None) -> Built | None
     return None if blob is None else Built(upto, bytes(blob))
 
 
-def build(conn: Connection, word: str, form: str, lengths: bytes | None = None) -> bool:
-    """(Re)build `word`'s list from the turns `form` matches; False when it matches none.
-    `lengths`: every row's length by rowid (recall_lengths), current: read once for many."""
-    built = computed(conn, form, lengths)
-    write(conn, word, built, fts.indexed_rows(conn))
-    return built is not None
-
-
 def write(conn: Connection, word: str, built: Built | None, rows: int) -> None:
     """`word`'s list as `built` (None: it has none), computed when the index had `rows`."""
     conn.exec_driver_sql(f"DELETE FROM {ROWS} WHERE word = ?", (word,))

@@ -186,14 +186,15 @@ class Keeper:
 
         while work.words and more():
             word, form = work.words.pop()
-            work.built[word] = (form, best_turns.computed(conn, form, self._row_lengths(conn)))
+            lengths = self._row_lengths(conn, work.key)
+            work.built[word] = (form, best_turns.computed(conn, form, lengths))
         while work.to_count and more():
             word = work.to_count.pop()
             work.counted[word] = word_counts.count(conn, word, self._frequent[word])
         self._returned(work, computed=False)  # what time did not allow
 
-    def _row_lengths(self, conn: Connection) -> bytes:
-        key = structure(conn)
+    def _row_lengths(self, conn: Connection, key: bytes) -> bytes:
+        """Every row's length, read again only when the index's records (`key`) changed."""
         if self._lengths is None or self._lengths[1] != key:
             lengths = conn.exec_driver_sql(
                 f"SELECT recall_lengths(id, sz) FROM {fts.FTS_TABLE}_docsize"
