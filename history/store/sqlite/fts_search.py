@@ -30,7 +30,14 @@ from history.query import stem
 from history.ranking import score_bound
 from history.store import search_plan
 from history.store.search_plan import Ranked, Reach, Window
-from history.store.sqlite import best_turns, exact_forms, fts, rank_extension, word_counts
+from history.store.sqlite import (
+    best_turns,
+    exact_forms,
+    fts,
+    listed_rest,
+    rank_extension,
+    word_counts,
+)
 from history.store.sqlite.fts_parts import Best, Part
 from history.store.sqlite.reads import Sql
 
@@ -231,10 +238,14 @@ class _Search:
         self.lists = self.counts is not None and self.since is None
         self.average = fts.average_length(conn) if self.lists else 1.0
         self.last = best_turns.last_turn(conn) if self.lists else 0
+        self._lists: dict[str, best_turns.BestTurns | None] = {}
+        self._looked_up: set[int] = set()
 
     def ranked(self) -> Ranked:
         ordered = self.words.ordered
-        if self.budget.fits(ordered):  # every matching turn in one ranking: the exhaustive one
+        if self._proven_by_lists(0):
+            pass
+        elif self.budget.fits(ordered):  # every matching turn in one ranking: the exhaustive one
             self._rank(ordered, [], [])
         else:
             self._rarest_first()
@@ -249,7 +260,7 @@ class _Search:
         """Word by word, rarest first, until no turn left can pass the k-th best."""
         ordered = self.words.ordered
         for i, term in enumerate(ordered):
-            if sum(self.ceiling[i:]) < self.best.bar():
+            if sum(self.ceiling[i:]) < self.best.bar() or (i > 0 and self._proven_by_lists(i)):
                 break
             # The turns holding this word and a commoner one, then those holding it alone.
             # With bm25(), "alone" is every turn holding it (scored without the others:
@@ -316,8 +327,58 @@ class _Search:
             self.full.append((part, Window.whole(), cost))
         return True
 
+    def _proven_by_lists(self, start: int) -> bool:
+        """Whether the lists of the words from `start` on prove the top k (listed_rest.py):
+        the listed turns that could pass ranked one by one, the turns added since the lists
+        were built ranked whole, and the k-th best then above what any other turn scores."""
+        rest = self.words.ordered[start:]
+        if not self.lists or len(rest) < 2:  # one word: its own list ranks it (_from_list)
+            return False
+        if self.budget.cost(rest[:1], []) < listed_rest.WORTH_FROM_ROWS:
+            return False
+        lists: dict[str, best_turns.BestTurns] = {}
+        everywhere = []
+        for term in rest:
+            if self.words.frequency[term] > best_turns.LIST_UP_TO_SHARE * self.scope.rows:
+                everywhere.append(term)
+            elif (listed := self._fresh_list(term)) is not None:
+                lists[term] = listed
+            else:
+                return False
+        if not lists:
+            return False
+        idf = self.words.idf
+        rest_bound = listed_rest.bounded(
+            lists, everywhere, idf, self.average, self.best.scores, self.k
+        )
+        turns = [turn for turn in rest_bound.could_pass if turn not in self._looked_up]
+        if len(turns) > listed_rest.MOST_LOOKED_UP:
+            return False
+        if turns:
+            self._looked_up.update(turns)
+            whole = Part(self.words.ordered, [], self.scope.tag)
+            assert self.counts is not None  # the lists are read with recall_bm25 alone
+            found, masks = listed_rest.ranked(self.conn, whole, self.counts, turns)
+            self.best.add(found, len(found) + 1, *whole.bonus(masks, idf))
+        upto = min(listed.built_upto for listed in lists.values())
+        if upto < self.last:
+            part = Part(rest, [], self.scope.tag)
+            found, _ = self._ranked(part, Window.whole(), floor=upto)
+            if len(found) >= self.limit:
+                self.full.append((part, Window.whole(), self.budget.cost(rest, [])))
+        if self._could_pass(rest_bound.unseen):
+            return False
+        self.best.unseen = max(self.best.unseen, rest_bound.unseen)
+        return True
+
     def _fresh_list(self, term: str) -> best_turns.BestTurns | None:
-        """The word's list of best turns, if it has one and what was added since fits."""
+        """The word's list of best turns, if it has one and what was added since fits (read
+        once a search)."""
+        if term not in self._lists:
+            self._lists[term] = self._read_list(term)
+        return self._lists[term]
+
+    def _read_list(self, term: str) -> best_turns.BestTurns | None:
         frequency = self.words.frequency[term]
         if frequency < best_turns.LIST_FROM_ROWS:
             return None
