@@ -25,7 +25,7 @@ from bench.vocabulary import vocabulary
 from history import HistoryIndex
 from history.query import terms, words
 from history.ranking import COLUMN_WEIGHTS
-from history.store.sqlite import best_turns, fts_search, rank_extension
+from history.store.sqlite import best_turns, fts_search, listed_rest, rank_extension
 from tests.helpers.bench_runs import run_bench
 from tests.helpers.engines import engine_of
 from tests.helpers.oracle import assert_top_k, exhaustive
@@ -179,19 +179,25 @@ def test_on_a_sample_of_each_generator_the_fast_ranking_is_the_exhaustive_one(
 
 
 @pytest.mark.skipif(rank_extension.library_path() is None, reason="no compiled ranking here")
+@pytest.mark.parametrize("scope", ["every", "project"])
 @pytest.mark.parametrize("generator", list(GENERATORS))
 def test_with_the_best_turns_lists_a_sample_of_each_generator_is_ranked_exactly(
     sample_databases: dict[str, tuple[Path, str]],
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     generator: str,
+    scope: str,
 ) -> None:
-    # As tests/integration/sqlite/test_best_turns.py: every word a list, a budget of a few rows.
+    # As tests/integration/sqlite/test_best_turns.py: every word a list, a budget of a few rows;
+    # and the lists asked to end every search of two words or more (listed_rest.py).
     monkeypatch.setattr(best_turns, "LIST_FROM_ROWS", 1)
     monkeypatch.setattr(best_turns, "LIST_FROM_SHARE", 0.05)
     monkeypatch.setattr(best_turns, "LIST_UP_TO_SHARE", 1.0)
     monkeypatch.setattr(best_turns, "DEPTH", 6)
-    path, _ = sample_databases[generator]
+    monkeypatch.setattr(listed_rest, "WORTH_FROM_ROWS", 0)
+    monkeypatch.setattr(listed_rest, "MOST_LOOKED_UP", 1_000)
+    path, busiest = sample_databases[generator]
+    project = busiest if scope == "project" else None
     shutil.copy(path, tmp_path / "history.db")
     index = HistoryIndex.open(tmp_path / "history.db")
     try:
@@ -201,8 +207,8 @@ def test_with_the_best_turns_lists_a_sample_of_each_generator_is_ranked_exactly(
         assert index.tidy()  # the upkeep builds the lists
         monkeypatch.setattr(fts_search._Budget, "fits", lambda self, held: False)
         for query in GENERATORS[generator][1](6, 7):
-            hits = index.search(query.text, k=5)
-            assert_top_k(hits, exhaustive(index, list(query.terms), None), 5)
+            hits = index.search(query.text, project=project, k=5)
+            assert_top_k(hits, exhaustive(index, list(query.terms), project), 5)
     finally:
         index.close()
 
