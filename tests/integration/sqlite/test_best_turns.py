@@ -31,7 +31,7 @@ from history.store.sqlite import (
 )
 from tests.helpers.engines import engine_of
 from tests.helpers.oracle import assert_top_k, exhaustive
-from tests.helpers.templates import built_copy
+from tests.helpers.templates import built_copy, lists_compiled
 
 pytestmark = pytest.mark.skipif(
     rank_extension.library_path() is None, reason="recall_best_turns is not compiled here"
@@ -65,11 +65,7 @@ def record(index: HistoryIndex, n: int, rng: random.Random, project: str = "/p")
 
 @pytest.fixture
 def index(tmp_path: Path) -> HistoryIndex:
-    index = built_copy(tmp_path / "history.db", __name__, fill)
-    with engine_of(index).connect() as conn:
-        if not best_turns.compiled(conn):
-            pytest.skip("the ranking library was built before recall_best_turns: rebuild it")
-    return index
+    return lists_compiled(built_copy(tmp_path / "history.db", __name__, fill))
 
 
 def fill(index: HistoryIndex) -> None:
