@@ -7,8 +7,9 @@ bounds (and the bonus its words' forms could earn); a listed turn scores at leas
 give it, and at most that plus the `left_out` of each list it is not in. So the lists alone say
 which listed turns could still pass the k-th best: only those are ranked by FTS5, one rowid
 each, with every query word. If the k-th best then beats what a turn no list holds could score,
-the search's top k is proven without ranking the common words' turns (tens of thousands at 1M:
-the slowest searches' whole cost, bench/RESULTS.md).
+the search's top k is proven without ranking the common words' turns. At 1M that ends few
+searches of every project (their words' lists leave too much out), but in one project it halves
+the searches cut short (bench/RESULTS.md).
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from history.store.sqlite.fts_parts import Part
 from history.store.sqlite.reads import Sql
 
 # Listed turns a search may rank one rowid at a time (each a seek in every query word's posting
-# list: ~15 us at 100k turns); with more that could pass, the lists prove nothing cheaply.
+# list: ~15 us at 100k turns, ~45 at 1M); with more that could pass, the lists prove nothing
+# cheaply (at 1M, ranking them all proved a fifth more searches and made them slower).
 MOST_LOOKED_UP = 64
 # A search whose next word's turns are fewer ranks them as before: reading the lists would cost
 # about as much.
@@ -36,7 +38,8 @@ WORTH_FROM_ROWS = 5_000
 @dataclass(frozen=True)
 class Rest:
     """What the lists of the words not yet ranked say: the most a turn none of them holds can
-    score with its bonus (`unseen`), and the listed turns that could pass `bar`, best first."""
+    score with its bonus (`unseen`), and the listed turns that could pass the k-th best, best
+    first by what their lists give them."""
 
     unseen: float
     could_pass: list[int]
