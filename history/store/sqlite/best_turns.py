@@ -79,9 +79,6 @@ class BestTurns:
     bound: float
     turns: list[tuple[int, float, int]]
 
-    def ids(self) -> list[int]:
-        return [turn for turn, _, _ in self.turns]
-
     def scores(self, term_idf: float, average_length: float) -> dict[int, float]:
         """Each turn's bm25 for the word alone, as recall_bm25 computes it."""
         return {

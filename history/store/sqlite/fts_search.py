@@ -320,9 +320,8 @@ class _Search:
         deeper = left_out > 0
         if deeper:
             self.best.unseen = max(self.best.unseen, left_out + bonus)
-        if listed.built_upto < self.last:
-            found, _ = self._ranked(part, Window.whole(), floor=listed.built_upto)
-            deeper = deeper or len(found) >= self.limit
+        if self._ranked_since(part, listed.built_upto):
+            deeper = True
         if deeper:  # ranked again by FTS5, whole, if the k-th best is not proven
             self.full.append((part, Window.whole(), cost))
         return True
@@ -360,16 +359,21 @@ class _Search:
             assert self.counts is not None  # the lists are read with recall_bm25 alone
             found, masks = listed_rest.ranked(self.conn, whole, self.counts, turns)
             self.best.add(found, len(found) + 1, *whole.bonus(masks, idf))
-        upto = min(listed.built_upto for listed in lists.values())
-        if upto < self.last:
-            part = Part(rest, [], self.scope.tag)
-            found, _ = self._ranked(part, Window.whole(), floor=upto)
-            if len(found) >= self.limit:
-                self.full.append((part, Window.whole(), self.budget.cost(rest, [])))
+        part = Part(rest, [], self.scope.tag)
+        if self._ranked_since(part, min(listed.built_upto for listed in lists.values())):
+            self.full.append((part, Window.whole(), self.budget.cost(rest, [])))
         if self._could_pass(rest_bound.unseen):
             return False
         self.best.unseen = max(self.best.unseen, rest_bound.unseen)
         return True
+
+    def _ranked_since(self, part: Part, upto: int) -> bool:
+        """The part's turns after `upto` (recorded since a list was built) ranked whole, and
+        whether they filled the part's LIMIT (its left-out turns may pass: it is ranked again)."""
+        if upto >= self.last:
+            return False
+        found, _ = self._ranked(part, Window.whole(), floor=upto)
+        return len(found) >= self.limit
 
     def _fresh_list(self, term: str) -> best_turns.BestTurns | None:
         """The word's list of best turns, if it has one and what was added since fits (read

@@ -14,13 +14,12 @@ the searches cut short (bench/RESULTS.md).
 
 from __future__ import annotations
 
-import heapq
 import json
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from history.ranking import score_bound
+from history.store.search_plan import kth_best
 from history.store.sqlite import exact_forms, fts, rank_extension
 from history.store.sqlite.best_turns import BestTurns
 from history.store.sqlite.fts_parts import Part
@@ -38,8 +37,7 @@ WORTH_FROM_ROWS = 5_000
 @dataclass(frozen=True)
 class Rest:
     """What the lists of the words not yet ranked say: the most a turn none of them holds can
-    score with its bonus (`unseen`), and the listed turns that could pass the k-th best, best
-    first by what their lists give them."""
+    score with its bonus (`unseen`), and the listed turns that could pass the k-th best."""
 
     unseen: float
     could_pass: list[int]
@@ -61,18 +59,20 @@ def bounded(
     left_out = {term: listed.left_out(term_idf[term], average) for term, listed in lists.items()}
     common = sum(score_bound(term_idf[term]) for term in everywhere)
     known: dict[int, float] = {}  # a listed turn's score for the words whose lists hold it
-    unknown = {turn: sum(left_out.values()) for listed in lists.values() for turn in listed.ids()}
+    held: dict[int, float] = {}  # the left-out bounds of those lists
     for term, listed in lists.items():
         for turn, score in listed.scores(term_idf[term], average).items():
             known[turn] = known.get(turn, 0.0) + score
-            unknown[turn] -= left_out[term]  # the most the words whose lists miss it add
-    lowest = _kth(_merged(found, known), k)
+            held[turn] = held.get(turn, 0.0) + left_out[term]
+    total = sum(left_out.values())
+    # A listed turn may hold a word whose list misses it, scoring up to that list's left-out.
+    lowest = kth_best(_merged(found, known), k)
     could_pass = [
         turn
-        for turn, least in sorted(known.items(), key=lambda item: -item[1])
-        if least + max(unknown[turn], 0.0) + common + bonus >= lowest
+        for turn, least in known.items()
+        if least + max(total - held[turn], 0.0) + common + bonus >= lowest
     ]
-    return Rest(sum(left_out.values()) + common + bonus, could_pass)
+    return Rest(total + common + bonus, could_pass)
 
 
 def ranked(
@@ -97,8 +97,3 @@ def _merged(found: Mapping[int, float], known: Mapping[int, float]) -> Iterable[
     for turn, score in found.items():
         if turn not in known:
             yield score
-
-
-def _kth(scores: Iterable[float], k: int) -> float:
-    top = heapq.nlargest(k, scores)
-    return top[-1] if len(top) >= k else -math.inf
