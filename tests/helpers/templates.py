@@ -15,8 +15,7 @@ from pathlib import Path
 import pytest
 
 from history import HistoryIndex
-from history.store.sqlite import best_turns, fts
-from tests.helpers.engines import engine_of
+from history.store.sqlite import fts
 
 _templates: dict[bool, Path] = {}
 
@@ -91,12 +90,3 @@ def filled_copy(path: Path, key: str, fill: Callable[[Path], None]) -> Path:
         _filled[key] = source
     shutil.copyfile(_filled[key], path)
     return path
-
-
-def lists_compiled(index: HistoryIndex) -> HistoryIndex:
-    """`index`, once its ranking library is known to build the common words' lists (the test
-    is skipped where the library predates recall_best_turns)."""
-    with engine_of(index).connect() as conn:
-        if not best_turns.compiled(conn):
-            pytest.skip("the ranking library was built before recall_best_turns: rebuild it")
-    return index

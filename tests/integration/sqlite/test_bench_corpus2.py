@@ -25,9 +25,9 @@ from bench.vocabulary import vocabulary
 from history import HistoryIndex
 from history.query import terms, words
 from history.ranking import COLUMN_WEIGHTS
-from history.store.sqlite import best_turns, fts_search, listed_rest, rank_extension
+from history.store.sqlite import fts_search, listed_rest, rank_extension
 from tests.helpers.bench_runs import run_bench
-from tests.helpers.engines import engine_of
+from tests.helpers.lists import lists_compiled, use_small_lists
 from tests.helpers.oracle import assert_top_k, exhaustive
 
 END = datetime(2026, 6, 1, tzinfo=UTC)
@@ -190,10 +190,7 @@ def test_with_the_best_turns_lists_a_sample_of_each_generator_is_ranked_exactly(
 ) -> None:
     # As tests/integration/sqlite/test_best_turns.py: every word a list, a budget of a few rows;
     # and the lists asked to end every search of two words or more (listed_rest.py).
-    monkeypatch.setattr(best_turns, "LIST_FROM_ROWS", 1)
-    monkeypatch.setattr(best_turns, "LIST_FROM_SHARE", 0.05)
-    monkeypatch.setattr(best_turns, "LIST_UP_TO_SHARE", 1.0)
-    monkeypatch.setattr(best_turns, "DEPTH", 6)
+    use_small_lists(monkeypatch)
     monkeypatch.setattr(listed_rest, "WORTH_FROM_ROWS", 0)
     monkeypatch.setattr(listed_rest, "MOST_LOOKED_UP", 1_000)
     path, busiest = sample_databases[generator]
@@ -201,9 +198,7 @@ def test_with_the_best_turns_lists_a_sample_of_each_generator_is_ranked_exactly(
     shutil.copy(path, tmp_path / "history.db")
     index = HistoryIndex.open(tmp_path / "history.db")
     try:
-        with engine_of(index).connect() as conn:
-            if not best_turns.compiled(conn):
-                pytest.skip("the ranking library was built before recall_best_turns")
+        lists_compiled(index)
         assert index.tidy()  # the upkeep builds the lists
         monkeypatch.setattr(fts_search._Budget, "fits", lambda self, held: False)
         for query in GENERATORS[generator][1](6, 7):

@@ -30,8 +30,9 @@ from history.store.sqlite import (
     word_counts,
 )
 from tests.helpers.engines import engine_of
+from tests.helpers.lists import lists_compiled, use_small_lists
 from tests.helpers.oracle import assert_top_k, exhaustive
-from tests.helpers.templates import built_copy, lists_compiled
+from tests.helpers.templates import built_copy
 
 pytestmark = pytest.mark.skipif(
     rank_extension.library_path() is None, reason="recall_best_turns is not compiled here"
@@ -44,10 +45,7 @@ SHIPPED_UP_TO_SHARE = best_turns.LIST_UP_TO_SHARE  # read before `small_lists` w
 
 @pytest.fixture(autouse=True)
 def small_lists(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(best_turns, "LIST_FROM_ROWS", 1)
-    monkeypatch.setattr(best_turns, "LIST_FROM_SHARE", 0.05)
-    monkeypatch.setattr(best_turns, "LIST_UP_TO_SHARE", 1.0)
-    monkeypatch.setattr(best_turns, "DEPTH", 6)
+    use_small_lists(monkeypatch)
 
 
 def record(index: HistoryIndex, n: int, rng: random.Random, project: str = "/p") -> None:

@@ -19,8 +19,9 @@ import pytest
 from history import HistoryIndex
 from history.store.sqlite import best_turns, exact_forms, fts_search, listed_rest, rank_extension
 from history.store.sqlite.best_turns import BestTurns
+from tests.helpers.lists import lists_compiled, use_small_lists
 from tests.helpers.oracle import assert_top_k, exhaustive
-from tests.helpers.templates import built_copy, lists_compiled
+from tests.helpers.templates import built_copy
 
 pytestmark = pytest.mark.skipif(
     rank_extension.library_path() is None, reason="recall_best_turns is not compiled here"
@@ -29,6 +30,7 @@ pytestmark = pytest.mark.skipif(
 NOW = datetime.now(UTC)
 TOPICS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"]
 RARE = ["zulu", "yankee", "xray", "whiskey"]
+SHIPPED_UP_TO_SHARE = best_turns.LIST_UP_TO_SHARE  # the words in nearly every turn: no list
 QUERIES = [
     "zulu alpha bravo",
     "yankee charlie delta echo",
@@ -41,9 +43,7 @@ QUERIES = [
 
 @pytest.fixture(autouse=True)
 def small_lists(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(best_turns, "LIST_FROM_ROWS", 1)
-    monkeypatch.setattr(best_turns, "LIST_FROM_SHARE", 0.05)
-    monkeypatch.setattr(best_turns, "DEPTH", 6)
+    use_small_lists(monkeypatch, up_to_share=SHIPPED_UP_TO_SHARE)
     monkeypatch.setattr(listed_rest, "WORTH_FROM_ROWS", 0)
 
 

@@ -17,8 +17,9 @@ from sqlalchemy import text
 
 from history import HistoryIndex, upkeep
 from history.query import stem
-from history.store.sqlite import best_turns, fts_search, rank_extension, word_counts
+from history.store.sqlite import fts_search, rank_extension, word_counts
 from tests.helpers.engines import engine_of
+from tests.helpers.lists import lists_compiled, use_small_lists
 from tests.helpers.oracle import assert_top_k, exhaustive
 from tests.helpers.templates import new_index
 
@@ -32,10 +33,7 @@ WORDS = ["parser", "cache", "lexer", "token", "buffer", "socket", "thread", "zep
 
 @pytest.fixture(autouse=True)
 def small_data(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(best_turns, "LIST_FROM_ROWS", 1)
-    monkeypatch.setattr(best_turns, "LIST_FROM_SHARE", 0.05)
-    monkeypatch.setattr(best_turns, "LIST_UP_TO_SHARE", 0.5)  # the commonest: counted, no list
-    monkeypatch.setattr(best_turns, "DEPTH", 6)
+    use_small_lists(monkeypatch, up_to_share=0.5)  # the commonest: counted, no list
     monkeypatch.setattr(fts_search, "CACHE_FROM_ROWS", 1)
     monkeypatch.setattr(upkeep, "QUIET_SECONDS", 3600.0)  # the upkeep runs when told (tidy)
 
@@ -58,9 +56,7 @@ def index(tmp_path: Path) -> HistoryIndex:
     rng = random.Random(7)
     for n in range(150):
         record(index, n, rng)
-    with engine_of(index).connect() as conn:
-        if not best_turns.compiled(conn):
-            pytest.skip("the ranking library was built before recall_best_turns: rebuild it")
+    lists_compiled(index)
     assert index.tidy()  # the upkeep builds the lists and counts the words
     return index
 

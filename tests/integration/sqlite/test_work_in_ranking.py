@@ -27,6 +27,7 @@ from history.ranking import (
 )
 from history.store.sqlite import best_turns, fts, fts_search, rank_extension, word_counts
 from tests.helpers.engines import engine_of
+from tests.helpers.lists import lists_compiled, use_small_lists
 from tests.helpers.oracle import assert_top_k
 from tests.helpers.templates import migrated_copy
 
@@ -141,10 +142,7 @@ def test_with_work_the_fast_top_k_is_the_definitions(
 def test_the_counts_and_lists_kept_beside_the_index_leave_out_the_work(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(best_turns, "LIST_FROM_ROWS", 1)
-    monkeypatch.setattr(best_turns, "LIST_FROM_SHARE", 0.05)
-    monkeypatch.setattr(best_turns, "LIST_UP_TO_SHARE", 1.0)
-    monkeypatch.setattr(best_turns, "DEPTH", 6)
+    use_small_lists(monkeypatch)
     index = HistoryIndex.open(tmp_path / "history.db")
     for n in range(60):
         index.record(
@@ -156,9 +154,7 @@ def test_the_counts_and_lists_kept_beside_the_index_leave_out_the_work(
             work=PYTEST_RUN + "~ src/parser.py\n" + "+ parser = cache\n" * (n % 5) if n % 2 else "",
             asked_at=NOW - timedelta(hours=60 - n),
         )
-    with engine_of(index).connect() as conn:
-        if not best_turns.compiled(conn):
-            pytest.skip("the ranking library was built before recall_best_turns: rebuild it")
+    lists_compiled(index)
     assert index.tidy()  # the upkeep builds the lists and keeps the counts
     outside = "SELECT count(*) FROM turns_fts WHERE turns_fts MATCH :m"
     with engine_of(index).connect() as conn:
