@@ -154,19 +154,23 @@ def variants(cache: dict[str, Candidates]) -> dict[str, Callable[..., list[str]]
         return search
 
     def weighted(weight: float, depth: int) -> Callable[[Candidates], Ranked]:
-        return lambda c: blend.blended(c["lexical"][depth], c["dense"], weight)
+        # Both sides scaled over their own candidates (what shipped before the fifth slice).
+        return lambda c: blend.weighted(
+            blend.scaled(c["lexical"][depth]), blend.scaled(c["dense"]), weight
+        )
 
     found = {
         "recall --words-only": of(lambda c: c["lexical"][10]),
         "dense": of(lambda c: c["dense"]),
         "rrf 60": of(lambda c: rrf(c["lexical"][50], c["dense"])),
+        "hybrid as shipped": of(
+            lambda c: blend.blended(c["lexical"][MEANING_CANDIDATES], c["dense"])
+        ),
     }
     for weight in WEIGHTS:
         found[f"hybrid {weight} words, 50"] = of(weighted(weight, 50))
     for depth in LEXICAL_DEPTHS[:-1]:
-        found[f"hybrid {blend.WORDS_WEIGHT} words, {depth}"] = of(
-            weighted(blend.WORDS_WEIGHT, depth)
-        )
+        found[f"hybrid 0.7 words, {depth}"] = of(weighted(0.7, depth))
     found[f"hybrid 0.6 words, {MEANING_CANDIDATES}"] = of(weighted(0.6, MEANING_CANDIDATES))
     for weight, depth in ((0.7, 50), (0.8, 50), (0.7, 10), (0.6, 50)):
         found[f"hybrid {weight} words, {depth}, first kept"] = of(
@@ -176,7 +180,46 @@ def variants(cache: dict[str, Candidates]) -> dict[str, Callable[..., list[str]]
         for depth in (10, 50):
             name = f"hybrid {weight} words, {depth}, cosines from {floor}"
             found[name] = of(absolute(weight, depth, floor))
+    for weight in (0.8, 0.85, 0.9, 0.95):
+        found[f"hybrid {weight} words, 10"] = of(weighted(weight, 10))
+    return found | {name: of(rank) for name, rank in words_scaled_otherwise().items()}
+
+
+def words_scaled_otherwise() -> dict[str, Callable[[Candidates], Ranked]]:
+    """Blends whose lexical scores are not scaled over the candidates asked for, so that the
+    lexical side's depth (50 costs a search of every project more than 25 ms) matters less."""
+    found = {}
+    for weight in (0.7, 0.8, 0.85, 0.9):
+        for depth in (10, 20, 50):
+            found[f"hybrid {weight} words, {depth}, from 0"] = from_zero(weight, depth)
+    for weight in (0.5, 0.6, 0.7, 0.8, 0.9):
+        found[f"hybrid {weight} words, 10, shares as they are"] = as_shares(weight, 10)
     return found
+
+
+def from_zero(weight: float, depth: int) -> Callable[[Candidates], Ranked]:
+    """The blend, with the lexical scores scaled from 0 (0) to the best (1) instead of over
+    its own candidates: how far the lexical best stand apart does not hang on how many of them
+    were asked for."""
+    from history.meaning import blend
+
+    def ranked(candidates: Candidates) -> Ranked:
+        by_words = blend.from_best(candidates["lexical"][depth])
+        return blend.weighted(by_words, blend.scaled(candidates["dense"]), weight)
+
+    return ranked
+
+
+def as_shares(weight: float, depth: int) -> Callable[[Candidates], Ranked]:
+    """The blend, with the lexical scores as the search gives them (each a share, 0..1, of
+    the most any turn could score for the query's words) instead of scaled over the candidates."""
+    from history.meaning import blend
+
+    def ranked(candidates: Candidates) -> Ranked:
+        by_words = dict(candidates["lexical"][depth])
+        return blend.weighted(by_words, blend.scaled(candidates["dense"]), weight)
+
+    return ranked
 
 
 def absolute(weight: float, depth: int, floor: float) -> Callable[[Candidates], Ranked]:

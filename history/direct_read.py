@@ -76,7 +76,8 @@ class ReadingIndex:
 
             key_file = id_key_path(found[0])
             self._direct = DirectSearch(found[0], lambda raw: _masked_project(key_file, raw))
-        # As HistoryIndex: search by meaning where RECALL_MEANING=1 (or the caller says so).
+        # As HistoryIndex: search by meaning where the extra is installed (and RECALL_MEANING
+        # is not 0), or where the caller says so.
         self.meaning_search = meaning_by_default()
 
     @property
@@ -102,7 +103,9 @@ class ReadingIndex:
         meaning: bool | None = None,
     ) -> SearchResults:
         """HistoryIndex.search."""
-        if self._direct is None or (self.meaning_search if meaning is None else meaning):
+        if self._direct is None or (
+            (self.meaning_search if meaning is None else meaning) and self._vectors_stored()
+        ):
             return self.whole().search(query, project, days, k, meaning)
         if k < 1:
             raise ValueError("k must be at least 1")
@@ -112,6 +115,12 @@ class ReadingIndex:
             return SearchResults()
         found = self._direct.ask(lambda reading: reading.search(query_terms, project, since, k))
         return self.whole().search(query, project, days, k, meaning) if found is None else found
+
+    def _vectors_stored(self) -> bool:
+        """Some turn has a vector to blend in (else a search by meaning is the words' alone, and
+        the driver answers it); True where the driver cannot say."""
+        assert self._direct is not None
+        return self._direct.ask(lambda reading: reading.vectors_stored()) is not False
 
     def count(self, project: str | None = None) -> int:
         """HistoryIndex.count."""

@@ -61,8 +61,9 @@ RETENTION_CHECK_SECONDS = 60.0
 # A search blended with meaning fuses the lexical ranking's best this many (or k, when more) with
 # the nearest vectors' best 50 (history/meaning/blend.py). 10 rather than 50: the lexical search
 # asked for 50 cost most of a blended search of every project (p50 391 -> 106 ms in the same run
-# on a loaded host); the blend over 10 ranks up to 1.6 points of hit@5 below the blend over 50
-# on some sets (bench/RESULTS.md, "Search by meaning, second slice").
+# on a loaded host); with the lexical scores scaled from 0 to the best, the blend over 10 ranks
+# within 0.5 point of hit@5 of the blend over 50 on every set (bench/RESULTS.md, "Search by
+# meaning, fifth slice").
 MEANING_CANDIDATES = 10
 # At exit, the background embedding is waited for this long to finish its batch.
 EMBED_STOP_SECONDS = 10.0
@@ -117,11 +118,11 @@ class HistoryIndex:
         self.writable = writable
         # Members' keys and the audit trail (history/members.py).
         self.members = Members(access or NoAccessRecords(), self._ids)
-        # Search blends in meaning where the optional extra is installed, turns have vectors and
-        # this is True: off unless RECALL_MEANING=1 (or `recall search --meaning`, the tool's
-        # and HTTP's words_only=false): no blend measured gains on all six development sets at
-        # both query lengths (bench/RESULTS.md, "Search by meaning, third slice"), and it still
-        # adds more than 25 ms to a search of every project.
+        # Search blends in meaning where turns have vectors and this is True: by default where
+        # the optional extra is installed, unless RECALL_MEANING=0 (`recall search --words-only`,
+        # the tool's and HTTP's words_only=true, for one search). The blend gains on all six
+        # development sets at both query lengths (bench/RESULTS.md, "Search by meaning, fifth
+        # slice").
         self.meaning_search = meaning_by_default()
         self._meaning: Any = None
 
@@ -363,7 +364,13 @@ class HistoryIndex:
                 and not (policy and policy.expired(turn.project, turn.asked_at, now))
             )
 
-        hits = meaning.blended(query, found, self._repository.turns_by_row, keep, k, scope, near)
+        try:
+            hits = meaning.blended(
+                query, found, self._repository.turns_by_row, keep, k, scope, near
+            )
+        except Exception as exc:  # the words still answer
+            log.warning("search by meaning failed: %s", type(exc).__name__)
+            return found.like(found[:k])
         return found.like(hits)
 
     def meaning(self, embedder: Any = None) -> Any:

@@ -215,7 +215,10 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:
     ranking.add_argument(
         "--meaning",
         action="store_true",
-        help=_("blend in search by meaning (the meaning extra; default where RECALL_MEANING=1)"),
+        help=_(
+            "blend in search by meaning (default where the meaning extra is installed, unless "
+            "RECALL_MEANING=0)"
+        ),
     )
     ranking.add_argument(
         "--words-only",

@@ -230,6 +230,8 @@ class VectorMatrix:
         query = np.asarray(query, np.float32).reshape(-1)
         with self._lock:
             n, done = self._n, self._sorted
+            if not n:  # nothing of this model yet (a new one's re-embedding has not begun)
+                return []
             ids, rows, projects = self._ids[:n], self._rows[:n], self._projects[:n]
             by_rowid, rowids = self._by_rowid, self._rowids
             approximate = self._approximate

@@ -78,6 +78,10 @@ class Reading:
     ) -> SearchResults:
         return hits(self._fts.search_on(self.sql, self.ranked, terms, scope, since, k))
 
+    def vectors_stored(self) -> bool:
+        """Some turn has a vector for search by meaning (the repository's `vectors_stored`)."""
+        return self._one("SELECT 1 FROM turn_vectors LIMIT 1") is not None
+
     def count(self, project: str | None) -> int | None:
         """The turns search can find (the repository's `count`); None where projects keep
         turns for different times."""

@@ -45,7 +45,7 @@ MEANINGS = {
 
 def filled(path: Path, turns: int = 0) -> HistoryIndex:
     index = HistoryIndex.open(path)
-    index.meaning_search = True  # off by default (RECALL_MEANING=1 turns it on)
+    index.meaning_search = True  # on by default only where the extra is installed
     for n, (asked, answered) in enumerate(TOPICS):
         index.record(
             turn_id=f"topic-{n}",
@@ -343,22 +343,30 @@ def test_on_postgresql_a_paraphrase_is_found_and_a_forget_takes_the_vector(
     index.close()
 
 
-def test_search_by_meaning_is_off_unless_asked_for(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+def test_search_by_meaning_is_on_where_the_extra_is_installed_unless_turned_off(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The blend lost on one development set's 4-word queries: it ships behind a switch."""
+    """Where the extra is installed a search blends by default; RECALL_MEANING=0 keeps every
+    face to the words; where it is absent, search stays lexical unless RECALL_MEANING=1."""
     monkeypatch.delenv("RECALL_MEANING", raising=False)
-    monkeypatch.setenv("RECALL_HOME", str(tmp_path / "home"))
-    index = filled(tmp_path / "home" / "history.db")
+    index = filled(tmp_path / "history.db")
     index.meaning(HashedWords(MEANINGS)).embed()
     index.close()
-    index = HistoryIndex.open(tmp_path / "home" / "history.db")
-    index.meaning(HashedWords(MEANINGS))
-    assert not index.search(PARAPHRASE, project=None), "off by default"
+
+    def reopened() -> HistoryIndex:
+        index = HistoryIndex.open(tmp_path / "history.db")
+        index.meaning(HashedWords(MEANINGS))
+        return index
+
+    monkeypatch.setattr(meaning, "installed", lambda: True)
+    assert reopened().search(PARAPHRASE, project=None, k=1)[0].turn_id == "topic-1"
+    monkeypatch.setenv("RECALL_MEANING", "0")
+    assert not reopened().search(PARAPHRASE, project=None), "RECALL_MEANING=0: the words alone"
+    monkeypatch.delenv("RECALL_MEANING")
+    monkeypatch.setattr(meaning, "installed", lambda: False)
+    assert not reopened().search(PARAPHRASE, project=None), "without the extra: the words alone"
     monkeypatch.setenv("RECALL_MEANING", "1")
-    index = HistoryIndex.open(tmp_path / "home" / "history.db")
-    index.meaning(HashedWords(MEANINGS))
-    assert index.search(PARAPHRASE, project=None, k=1)[0].turn_id == "topic-1"
+    assert reopened().search(PARAPHRASE, project=None, k=1)[0].turn_id == "topic-1"
 
 
 class NewModel(HashedWords):
@@ -400,6 +408,29 @@ def test_a_new_model_re_embeds_every_turn_newest_first_and_search_reads_only_its
     assert found.embed(batch=4) == 31 and found.waiting() == 0
     assert {model for _row, model in models(index)} == {"hashed-words-test-2"}
     assert index.search(PARAPHRASE, project=None, k=1)[0].turn_id == "topic-1"
+
+
+def test_a_search_the_moment_a_new_model_arrives_is_answered_by_the_words(
+    tmp_path: Path,
+) -> None:
+    """Regression: with no vector of the new model yet, the matrix had no columns and the
+    query's product with it raised out of every search (the words did not answer)."""
+    index = filled(tmp_path / "history.db")
+    index.meaning(HashedWords(MEANINGS)).embed()
+    found = index.meaning(NewModel())
+    assert found.nearest(PARAPHRASE) == []
+    index.meaning_search = False
+    words = [hit.turn_id for hit in index.search("login passwords", project=None)]
+    index.meaning_search = True
+    assert [hit.turn_id for hit in index.search("login passwords", project=None)] == words
+    assert words[0] == "topic-1"
+    index.meaning(Broken())  # and a model that fails beside the words: they answer alone
+    assert [hit.turn_id for hit in index.search("login passwords", project=None)] == words
+
+
+class Broken(HashedWords):
+    def embed(self, texts: Any) -> Any:
+        raise RuntimeError("the model's session failed")
 
 
 def test_the_tool_and_the_http_search_keep_to_the_words_when_asked(tmp_path: Path) -> None:

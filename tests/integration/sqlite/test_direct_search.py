@@ -223,15 +223,25 @@ def test_a_file_that_needs_more_than_a_read_is_searched_the_whole_way(
 def test_search_by_meaning_and_a_url_go_the_whole_way(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    make_home(tmp_path / "home", tmp_path, named_retention=False)
+    """A search by meaning is answered by the driver only while no turn has a vector (it is
+    then the words' search): once one has, it goes the whole way, to the model."""
+    pytest.importorskip("numpy", reason="history/meaning needs numpy (the dev or meaning extra)")
+    from history.meaning.embedder import HashedWords
+
+    database = make_home(tmp_path / "home", tmp_path, named_retention=False)
     assert ReadingIndex(tmp_path / "home", "sqlite:///" + str(tmp_path / "x.db"))._direct is None
     monkeypatch.setenv(MEANING_ENV, "1")
-    reading = ReadingIndex(tmp_path / "home")
-    try:
-        reading.search("parser config")
-        assert reading._whole is not None
-    finally:
-        reading.close()
+    for vectors in (False, True):
+        if vectors:
+            whole = HistoryIndex.open(database)
+            whole.meaning(HashedWords()).embed()
+            whole.close()
+        reading = ReadingIndex(tmp_path / "home")
+        try:
+            reading.search("parser config")
+            assert (reading._whole is not None) == vectors
+        finally:
+            reading.close()
 
 
 def test_a_file_put_in_the_home_s_place_is_read_by_a_reader_already_open(tmp_path: Path) -> None:
