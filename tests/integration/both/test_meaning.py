@@ -75,6 +75,15 @@ def test_a_turn_is_found_by_a_paraphrase_that_shares_no_word_with_it(tmp_path: P
     assert not index.search(PARAPHRASE, project=None), "--words-only keeps to the words"
 
 
+def test_a_query_near_no_turn_finds_nothing_by_meaning_either(tmp_path: Path) -> None:
+    """Regression: the nearest vectors were listed however far, so a query whose words match
+    nothing never found nothing (the page's "no turn matches", a forget's check)."""
+    index = filled(tmp_path / "history.db")
+    index.meaning(HashedWords(MEANINGS)).embed()
+    assert index.search("kangaroo walrus", project=None) == []
+    assert index.search(PARAPHRASE, project=None, k=1)[0].turn_id == "topic-1"
+
+
 def test_a_search_by_meaning_keeps_to_the_project_asked(tmp_path: Path) -> None:
     index = filled(tmp_path / "history.db")
     index.record(
