@@ -20,13 +20,19 @@ def meaning_said(waiting: int | None) -> str:
     if waiting is None:
         return _("not installed (pip install 'recall-history[meaning]')")
     if not waiting:
-        return _("every turn embedded")
-    return ngettext(
-        "{count} turn waits to be embedded (recall embed does it now)",
-        "{count} turns wait to be embedded (recall embed does it now)",
-        waiting,
-        count=number(waiting),
-    )
+        said = _("every turn embedded")
+    else:
+        said = ngettext(
+            "{count} turn waits to be embedded (recall embed does it now)",
+            "{count} turns wait to be embedded (recall embed does it now)",
+            waiting,
+            count=number(waiting),
+        )
+    from history.meaning_default import meaning_by_default
+
+    if meaning_by_default():
+        return said
+    return _("{said}; off: searches keep to the words (RECALL_MEANING=0)", said=said)
 
 
 def cmd_embed(args: argparse.Namespace) -> int:

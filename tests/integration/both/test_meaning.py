@@ -371,7 +371,11 @@ def test_search_by_meaning_is_on_where_the_extra_is_installed_unless_turned_off(
     assert reopened().search(PARAPHRASE, project=None, k=1)[0].turn_id == "topic-1"
     monkeypatch.setenv("RECALL_MEANING", "0")
     assert not reopened().search(PARAPHRASE, project=None), "RECALL_MEANING=0: the words alone"
+    from history.cli.embed import meaning_said
+
+    assert "off: searches keep to the words" in meaning_said(0), "and recall stats says so"
     monkeypatch.delenv("RECALL_MEANING")
+    assert meaning_said(0) == "every turn embedded"
     monkeypatch.setattr(meaning, "installed", lambda: False)
     assert not reopened().search(PARAPHRASE, project=None), "without the extra: the words alone"
     monkeypatch.setenv("RECALL_MEANING", "1")
