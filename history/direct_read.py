@@ -79,6 +79,7 @@ class ReadingIndex:
         # As HistoryIndex: search by meaning where the extra is installed (and RECALL_MEANING
         # is not 0), or where the caller says so.
         self.meaning_search = meaning_by_default()
+        self.meaning_once = False  # HistoryIndex.meaning_once
 
     @property
     def direct(self) -> bool:
@@ -92,6 +93,7 @@ class ReadingIndex:
 
             self._whole = history_for(self._home, self._url)
         self._whole.meaning_search = self.meaning_search
+        self._whole.meaning_once = self.meaning_once
         return self._whole
 
     def search(

@@ -124,6 +124,9 @@ class HistoryIndex:
         # development sets at both query lengths (bench/RESULTS.md, "Search by meaning, fifth
         # slice").
         self.meaning_search = meaning_by_default()
+        # True in a process that searches once and exits (`recall search`): the vectors are
+        # read from the table, only the project's when it keeps to one (meaning/scan.py).
+        self.meaning_once = False
         self._meaning: Any = None
 
     @classmethod
@@ -386,7 +389,8 @@ class HistoryIndex:
             return None
         from history.meaning.search import MeaningSearch
 
-        self._meaning = MeaningSearch(engine, embedder, self._repository.vectors_stored)
+        stored = self._repository.vectors_stored
+        self._meaning = MeaningSearch(engine, embedder, stored, once=self.meaning_once)
         return self._meaning
 
     def meaning_waiting(self) -> int | None:

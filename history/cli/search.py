@@ -172,6 +172,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 
     # A current file is searched through the driver alone (history/direct_read.py).
     index = ReadingIndex(args.home, args.database_url)
+    index.meaning_once = True  # one or two searches, then the process exits
     if args.meaning or args.words_only:
         index.meaning_search = args.meaning
     project = os.getcwd() if args.project is None else args.project

@@ -13,6 +13,7 @@ from history.domain import TURN_FIELDS, Hit, Turn
 from history.meaning import blend
 from history.meaning.embedder import Embedder, default_embedder, default_model_id
 from history.meaning.matrix import VectorMatrix
+from history.meaning.scan import TableScan
 from history.meaning.vectors import embed_all, waiting
 
 Near = list[tuple[int, float]]  # rowids and cosines, nearest first
@@ -21,13 +22,20 @@ BESIDE_THREADS = 4
 
 class MeaningSearch:
     def __init__(
-        self, engine: Engine, embedder: Embedder | None, stored: Callable[[], bool]
+        self,
+        engine: Engine,
+        embedder: Embedder | None,
+        stored: Callable[[], bool],
+        once: bool = False,
     ) -> None:
-        """`stored`: whether some turn has a vector (the data port's `vectors_stored`)."""
+        """`stored`: whether some turn has a vector (the data port's `vectors_stored`); `once`:
+        this process searches once or twice and exits (`recall search`), so the nearest
+        vectors are read from the table (scan.py) instead of the whole matrix loaded first."""
         self.engine = engine
         self._embedder = embedder
         self._stored = stored
         self.matrix = VectorMatrix()
+        self._scan = TableScan() if once else None
         # The query's embedding and nearest vectors, found while the lexical search runs (a
         # few threads: the service's searches come from several threads at once).
         self._beside = ThreadPoolExecutor(BESIDE_THREADS, thread_name_prefix="recall-meaning")
@@ -56,9 +64,12 @@ class MeaningSearch:
 
     def nearest(self, query: str, k: int = blend.CANDIDATES, project: str | None = None) -> Near:
         """The `k` turns nearest `query` (only `project`'s when given): rowids and cosines."""
+        vector = self.embedder.embed([query])[0]
         with self.engine.connect() as conn:
+            if self._scan is not None:
+                return self._scan.nearest(conn, self.model_id, vector, k, project)
             self.matrix.refresh(conn, self.model_id)
-        return self.matrix.nearest(self.embedder.embed([query])[0], k, project)
+        return self.matrix.nearest(vector, k, project)
 
     def close(self) -> None:
         """Let the thread beside the lexical search go (a search under way finishes)."""

@@ -84,6 +84,40 @@ def test_a_query_near_no_turn_finds_nothing_by_meaning_either(tmp_path: Path) ->
     assert index.search(PARAPHRASE, project=None, k=1)[0].turn_id == "topic-1"
 
 
+def test_a_search_that_runs_once_reads_the_table_and_answers_as_the_matrix_does(
+    tmp_path: Path,
+) -> None:
+    """`recall search` (meaning_once) reads the nearest vectors from the table, only the
+    project's when it keeps to one, instead of loading every vector first: same hits."""
+    path = tmp_path / "history.db"
+    index = filled(path, turns=30)
+    for n, (asked, answered) in enumerate(TOPICS):
+        index.record(
+            turn_id=f"elsewhere-{n}",
+            session_id=f"elsewhere-{n}",
+            project="/work/other",
+            asked=asked,
+            answered=answered,
+        )
+    index.meaning(HashedWords(MEANINGS)).embed()
+    once = HistoryIndex.open(path)
+    once.meaning_once, once.meaning_search = True, True
+    scan = once.meaning(HashedWords(MEANINGS))
+    queries = [PARAPHRASE, "login passwords", "routine change number 7", "yaml crashes"]
+    for project in (None, "/work/app", "/work/other"):
+        for query in queries:
+            read = [(h.turn_id, h.score) for h in once.search(query, project=project, k=8)]
+            kept = [(h.turn_id, h.score) for h in index.search(query, project=project, k=8)]
+            assert read == kept, (query, project)
+    found = once.search(PARAPHRASE, project="/work/other", k=1)
+    assert found[0].turn_id == "elsewhere-1"
+    for project in ("/work/app", "/work/other"):
+        key = index._ids.scope(project)
+        near = scan.nearest(PARAPHRASE, 50, key)
+        assert near == index.meaning().nearest(PARAPHRASE, 50, key) and len(near) < 42
+    assert len(scan.matrix.ids) == 0, "the matrix was never loaded"
+
+
 def test_a_search_by_meaning_keeps_to_the_project_asked(tmp_path: Path) -> None:
     index = filled(tmp_path / "history.db")
     index.record(
