@@ -1,6 +1,7 @@
 """What a new `recall` process costs, beside its yardsticks, in one run.
 
     python -m bench.startup --turns 100000 [--rounds 15] [--home DIR] [--commands search,mcp]
+    python -m bench.startup --turns 100000 --vectors --commands search,meaning,meaning-project
 
 Each command runs as a new process, alternated with its yardstick (`python -c pass`, and
 `python -c "import mcp.server"` for the MCP server), over an index of `--turns` generated turns
@@ -8,6 +9,11 @@ Each command runs as a new process, alternated with its yardstick (`python -c pa
 of the child, which a busy machine disturbs less than wall time) and as ratios, with the peak
 RSS of each command and the share of its CPU spent importing (from `-X importtime`). One JSON
 line a command on stdout.
+
+`--vectors` (the `meaning` extra installed) gives every turn a synthetic vector under the
+packaged model's id, so that `meaning` and `meaning-project` (`recall search --meaning`, every
+project and one) load the model and read the vectors as a real search by meaning does; `search`
+and `search-project` keep to the words (`--words-only`).
 """
 
 from __future__ import annotations
@@ -23,6 +29,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 PYTHON = sys.executable
+# The generated corpus's largest project (bench/world.py: one of 20, 11.8% of 100,000 turns).
+PROJECT = ("--project", "/home/dev/proj-00")
 INITIALIZE = {
     "jsonrpc": "2.0",
     "id": 1,
@@ -71,6 +79,38 @@ def build(home: Path, turns: int) -> None:
     index.record_many(batch)
     index.tidy()
     index.close()
+
+
+VECTORS = """
+import sys
+from pathlib import Path
+from bench.startup import add_vectors
+add_vectors(Path(sys.argv[1]))
+"""
+
+
+def add_vectors(home: Path) -> None:
+    """A random unit vector (int8) for every turn without one, under the packaged model's id."""
+    import numpy as np
+    from sqlalchemy import create_engine
+
+    from history.meaning.embedder import DIMENSIONS, default_model_id
+    from history.meaning.vectors import quantized
+
+    engine = create_engine(f"sqlite:///{home / 'history.db'}")
+    rng = np.random.default_rng(5)
+    with engine.begin() as conn:
+        missing = "SELECT id FROM turns WHERE id NOT IN (SELECT turn_id FROM turn_vectors)"
+        ids = list(conn.exec_driver_sql(missing).scalars())
+        for at in range(0, len(ids), 10_000):
+            chunk = ids[at : at + 10_000]
+            rows = rng.standard_normal((len(chunk), DIMENSIONS)).astype(np.float32)
+            vectors = quantized(rows / np.linalg.norm(rows, axis=1, keepdims=True))
+            conn.exec_driver_sql(
+                "INSERT INTO turn_vectors (turn_id, model, vector) VALUES (?, ?, ?)",
+                [(i, default_model_id(), v.tobytes()) for i, v in zip(chunk, vectors, strict=True)],
+            )
+    engine.dispose()
 
 
 def transcript(home: Path) -> tuple[Path, str]:
@@ -169,16 +209,42 @@ def main() -> None:
     parser.add_argument(
         "--commands", default="version,search,hook,mcp", help="which, comma-separated"
     )
+    parser.add_argument("--vectors", action="store_true", help="a vector for every turn")
     args = parser.parse_args()
     home = args.home or Path(tempfile.gettempdir()) / f"recall-startup-{args.turns}"
     home.mkdir(parents=True, exist_ok=True)
     subprocess.run([PYTHON, "-c", BUILD, str(home), str(args.turns)], check=True)
+    if args.vectors:
+        subprocess.run([PYTHON, "-c", VECTORS, str(home)], check=True)
     _path, hook_payload = transcript(home)
     env = {**os.environ, "RECALL_HOME": str(home)}
     recall = [PYTHON, "-m", "history.cli"]
     cases = {
         "version": ([*recall, "--version"], "", None, None),
-        "search": ([*recall, "search", "parser config", "--everywhere"], "", None, None),
+        "search": (
+            [*recall, "search", "parser config", "--everywhere", "--words-only"],
+            "",
+            None,
+            None,
+        ),
+        "search-project": (
+            [*recall, "search", "parser config", *PROJECT, "--words-only"],
+            "",
+            None,
+            None,
+        ),
+        "meaning": (
+            [*recall, "search", "parser config", "--everywhere", "--meaning"],
+            "",
+            None,
+            None,
+        ),
+        "meaning-project": (
+            [*recall, "search", "parser config", *PROJECT, "--meaning"],
+            "",
+            None,
+            None,
+        ),
         "hook": ([*recall, "hook", "claude-code"], hook_payload, None, None),
         "mcp": ([*recall, "mcp"], mcp_stdin(), [PYTHON, "-c", "import mcp.server"], 2),
     }
