@@ -28,6 +28,7 @@ from typing import Any
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np
+from sqlalchemy import Connection
 
 from bench import corpus
 from history import HistoryIndex
@@ -81,22 +82,24 @@ def add_vectors(index: HistoryIndex) -> float:
     """A random unit vector for every turn without one; the seconds it took."""
     meaning = index.meaning(RandomVectors())
     started = time.monotonic()
-    rng = np.random.default_rng(5)
     with writing(meaning.engine).begin() as conn:
-        ids = list(
-            conn.exec_driver_sql(
-                "SELECT id FROM turns WHERE id NOT IN (SELECT turn_id FROM turn_vectors)"
-            ).scalars()
-        )
-        for at in range(0, len(ids), 10000):
-            chunk = ids[at : at + 10000]
-            rows = rng.standard_normal((len(chunk), DIMENSIONS)).astype(np.float32)
-            vectors = quantized(rows / np.linalg.norm(rows, axis=1, keepdims=True))
-            conn.exec_driver_sql(
-                "INSERT INTO turn_vectors (turn_id, model, vector) VALUES (?, ?, ?)",
-                [(i, "random-unit", v.tobytes()) for i, v in zip(chunk, vectors, strict=True)],
-            )
+        random_vectors(conn, RandomVectors.model_id)
     return time.monotonic() - started
+
+
+def random_vectors(conn: Connection, model: str) -> None:
+    """A random unit vector (int8) under `model` for every turn without one."""
+    rng = np.random.default_rng(5)
+    missing = "SELECT id FROM turns WHERE id NOT IN (SELECT turn_id FROM turn_vectors)"
+    ids = list(conn.exec_driver_sql(missing).scalars())
+    for at in range(0, len(ids), 10000):
+        chunk = ids[at : at + 10000]
+        rows = rng.standard_normal((len(chunk), DIMENSIONS)).astype(np.float32)
+        vectors = quantized(rows / np.linalg.norm(rows, axis=1, keepdims=True))
+        conn.exec_driver_sql(
+            "INSERT INTO turn_vectors (turn_id, model, vector) VALUES (?, ?, ?)",
+            [(i, model, v.tobytes()) for i, v in zip(chunk, vectors, strict=True)],
+        )
 
 
 def timed(

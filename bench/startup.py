@@ -91,25 +91,14 @@ add_vectors(Path(sys.argv[1]))
 
 def add_vectors(home: Path) -> None:
     """A random unit vector (int8) for every turn without one, under the packaged model's id."""
-    import numpy as np
     from sqlalchemy import create_engine
 
-    from history.meaning.embedder import DIMENSIONS, default_model_id
-    from history.meaning.vectors import quantized
+    from bench.meaning_cost import random_vectors
+    from history.meaning.embedder import default_model_id
 
     engine = create_engine(f"sqlite:///{home / 'history.db'}")
-    rng = np.random.default_rng(5)
     with engine.begin() as conn:
-        missing = "SELECT id FROM turns WHERE id NOT IN (SELECT turn_id FROM turn_vectors)"
-        ids = list(conn.exec_driver_sql(missing).scalars())
-        for at in range(0, len(ids), 10_000):
-            chunk = ids[at : at + 10_000]
-            rows = rng.standard_normal((len(chunk), DIMENSIONS)).astype(np.float32)
-            vectors = quantized(rows / np.linalg.norm(rows, axis=1, keepdims=True))
-            conn.exec_driver_sql(
-                "INSERT INTO turn_vectors (turn_id, model, vector) VALUES (?, ?, ?)",
-                [(i, default_model_id(), v.tobytes()) for i, v in zip(chunk, vectors, strict=True)],
-            )
+        random_vectors(conn, default_model_id())
     engine.dispose()
 
 

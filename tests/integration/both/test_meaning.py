@@ -46,14 +46,7 @@ MEANINGS = {
 def filled(path: Path, turns: int = 0) -> HistoryIndex:
     index = HistoryIndex.open(path)
     index.meaning_search = True  # on by default only where the extra is installed
-    for n, (asked, answered) in enumerate(TOPICS):
-        index.record(
-            turn_id=f"topic-{n}",
-            session_id=f"session-{n}",
-            project="/work/app",
-            asked=asked,
-            answered=answered,
-        )
+    topics(index, "/work/app", "topic", "session")
     for n in range(turns):
         index.record(
             turn_id=f"more-{n}",
@@ -63,6 +56,17 @@ def filled(path: Path, turns: int = 0) -> HistoryIndex:
             answered="done",
         )
     return index
+
+
+def topics(index: HistoryIndex, project: str, turn: str, session: str) -> None:
+    for n, (asked, answered) in enumerate(TOPICS):
+        index.record(
+            turn_id=f"{turn}-{n}",
+            session_id=f"{session}-{n}",
+            project=project,
+            asked=asked,
+            answered=answered,
+        )
 
 
 def test_a_turn_is_found_by_a_paraphrase_that_shares_no_word_with_it(tmp_path: Path) -> None:
@@ -91,14 +95,7 @@ def test_a_search_that_runs_once_reads_the_table_and_answers_as_the_matrix_does(
     project's when it keeps to one, instead of loading every vector first: same hits."""
     path = tmp_path / "history.db"
     index = filled(path, turns=30)
-    for n, (asked, answered) in enumerate(TOPICS):
-        index.record(
-            turn_id=f"elsewhere-{n}",
-            session_id=f"elsewhere-{n}",
-            project="/work/other",
-            asked=asked,
-            answered=answered,
-        )
+    topics(index, "/work/other", "elsewhere", "elsewhere")
     index.meaning(HashedWords(MEANINGS)).embed()
     once = HistoryIndex.open(path)
     once.meaning_once, once.meaning_search = True, True
@@ -367,14 +364,7 @@ def test_on_postgresql_a_paraphrase_is_found_and_a_forget_takes_the_vector(
 ) -> None:
     index = HistoryIndex.open(postgres_url)
     index.meaning_search = True
-    for n, (asked, answered) in enumerate(TOPICS):
-        index.record(
-            turn_id=f"topic-{n}",
-            session_id=f"session-{n}",
-            project="/work/app",
-            asked=asked,
-            answered=answered,
-        )
+    topics(index, "/work/app", "topic", "session")
     found = index.meaning(HashedWords(MEANINGS))
     assert found.embed() == len(TOPICS)
     assert index.search(PARAPHRASE, project=None, k=1)[0].turn_id == "topic-1"
