@@ -29,7 +29,7 @@ from typing import Any
 
 from bench.quality_eval import SHORT_QUERY_WORDS, evaluator, scored, table
 from bench.quality_plugin import imported_turns
-from bench.quality_sets import OUT, set_dirs
+from bench.quality_sets import OUT, check_dirs, set_dirs
 
 LEXICAL_DEPTHS = (10, 20, 50)
 DENSE_DEPTH = 50
@@ -59,8 +59,8 @@ def main(argv: list[str] | None = None) -> int:
         help="the dense side through the approximate index, at any size (as past 50,000 turns)",
     )
     args = ap.parse_args(argv)
-    dirs = set_dirs()
-    chosen = args.sets.split(",") if args.sets else list(dirs)
+    dirs = set_dirs() | check_dirs()  # by name; every run's default is the development sets
+    chosen = args.sets.split(",") if args.sets else list(set_dirs())
     embedder = _embedder(args.model, args.model_file)
     if args.prepare:
         for set_name in chosen:

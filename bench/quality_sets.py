@@ -82,9 +82,39 @@ SETS: dict[str, tuple[Source, ...]] = {
 }
 
 
+# Sets built after a choice was made on the six above, to see whether it holds on histories it
+# was not chosen on (bench/RESULTS.md, "Search by meaning, fifth slice"). Not development sets:
+# nothing is tuned on them.
+CHECKS: dict[str, tuple[Source, ...]] = {
+    "httpx": (
+        Source(
+            "encode/httpx",
+            "ae1b9f66238f75ced3ced5e4485408435de10768",
+            ("CHANGELOG.md",),
+            "httpx",
+            markdown=True,
+        ),
+    ),
+    "black": (
+        Source(
+            "psf/black",
+            "8947c48ef2077c3a301b03c1e814dc2e3f78436e",
+            ("CHANGES.md",),
+            "black",
+            markdown=True,
+        ),
+    ),
+}
+
+
 def set_dirs(out: Path = OUT) -> dict[str, Path]:
     """Every development set's folder, datasette first."""
     return {"datasette": QUALITY_DIR / "datasette", **{name: out / name for name in SETS}}
+
+
+def check_dirs(out: Path = OUT) -> dict[str, Path]:
+    """The folders of the sets built to check a choice (CHECKS)."""
+    return {name: out / name for name in CHECKS}
 
 
 def git_dir(mirrors: Path, repo: str) -> Path:
@@ -99,14 +129,15 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--mirrors", type=Path, required=True)
     ap.add_argument("--out", type=Path, default=OUT)
-    ap.add_argument("--only", action="append", choices=sorted(SETS))
+    ap.add_argument("--only", action="append", choices=sorted(SETS | CHECKS))
     args = ap.parse_args(argv)
-    for name in args.only or SETS:
+    every = SETS | CHECKS
+    for name in args.only or every:
         target = args.out / name
         if target.exists():
             print(f"{target} exists: skipped (remove it to rebuild)", file=sys.stderr)
             continue
-        for source in SETS[name]:
+        for source in every[name]:
             where = git_dir(args.mirrors, source.repo)
             present = subprocess.run(
                 ["git", "--git-dir", str(where), "cat-file", "-e", f"{source.rev}^{{commit}}"],
