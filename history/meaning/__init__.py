@@ -4,14 +4,15 @@ Each turn is embedded (its question, answer and files) by a small sentence model
 come inside a PyPI package, run on onnxruntime: nothing is downloaded at run time. The vectors
 are kept in the database beside their turns (table `turn_vectors`, int8), embedded in the
 background newest first (`recall embed`, and a bounded step of the upkeep), never while a turn
-is recorded. A search blends the lexical ranking's best 50 with the nearest 50 vectors
-(blend.py). Without the extra nothing here is imported and search stays lexical.
+is recorded. Where the extra is installed a search blends, unless told not to, the lexical
+ranking's best 10 with the nearest 50 vectors (blend.py). Without the extra nothing here is
+imported and search stays lexical.
 
 The modules: embedder.py (the model behind a small interface, and a fake for tests),
 vectors.py (the stored vectors and the step that embeds), matrix.py (the vectors in memory,
 searched exactly, sorted by project), approximate.py (the index a search of every project reads
-past 50,000 vectors), blend.py (the fusion). Nothing heavy is imported here: `installed()` only
-looks.
+past 50,000 vectors), scan.py (the nearest read from the table, for a process that searches
+once), blend.py (the fusion). Nothing heavy is imported here: `installed()` only looks.
 """
 
 from __future__ import annotations

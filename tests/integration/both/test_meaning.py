@@ -368,6 +368,12 @@ def test_on_postgresql_a_paraphrase_is_found_and_a_forget_takes_the_vector(
     found = index.meaning(HashedWords(MEANINGS))
     assert found.embed() == len(TOPICS)
     assert index.search(PARAPHRASE, project=None, k=1)[0].turn_id == "topic-1"
+    once = HistoryIndex.open(postgres_url)  # as `recall search`: the vectors read from the table
+    once.meaning_once, once.meaning_search = True, True
+    once.meaning(HashedWords(MEANINGS))
+    for project in (None, "/work/app"):
+        assert once.search(PARAPHRASE, project=project, k=1)[0].turn_id == "topic-1"
+    once.close()
     assert index.forget_session("session-1") == 1
     with found.engine.connect() as conn:
         left = conn.exec_driver_sql("SELECT count(*) FROM turn_vectors").scalar_one()
