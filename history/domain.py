@@ -73,7 +73,8 @@ def turn_field_type(name: str) -> object:
 @dataclass(frozen=True)
 class Hit(Turn):
     """A turn found by a search. `score`, from 0 to 1, higher is better: the share of the most
-    any turn could score for the same words in this index (history.ranking.share_of_best)."""
+    any turn could score for the same words in this index (history.ranking.share_of_best); in
+    a search blended with meaning, the blend's (history/meaning/blend.py)."""
 
     score: float
 
@@ -83,7 +84,8 @@ class SearchResults(list[Hit]):
     words are so common that some matching turns were ranked only among the newest), so the
     order may differ from what ranking every matching turn would give. `partial` is True when
     some turns were not read at all: a forget was rewriting the part of the store that holds
-    them (PostgreSQL's partition of their project); the same search a little later reads them."""
+    them (PostgreSQL's partition of their project); the same search a little later reads them.
+    `by_meaning`: the turn ids of hits that search by meaning brought, not the words' best."""
 
     def __init__(
         self, hits: Iterable[Hit] = (), approximate: bool = False, partial: bool = False
@@ -91,6 +93,7 @@ class SearchResults(list[Hit]):
         super().__init__(hits)
         self.approximate = approximate
         self.partial = partial
+        self.by_meaning: frozenset[str] = frozenset()
 
     def like(self, hits: Iterable[Hit]) -> SearchResults:
         """`hits` said of as this search's are (approximate, partial)."""

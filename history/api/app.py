@@ -155,6 +155,7 @@ def _search_route(guarded: APIRouter, index: HistoryIndex) -> None:
             message=message,
             approximate=found.approximate,
             partial=found.partial,
+            by_meaning=[hit.turn_id for hit in found if hit.turn_id in found.by_meaning],
         )
 
 

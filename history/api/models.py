@@ -158,6 +158,11 @@ class SearchOut(BaseModel):
         description="some turns were not read: a forget was rewriting the part of the database "
         "that holds them (PostgreSQL); the same search a little later reads them all",
     )
+    by_meaning: list[str] = Field(
+        default_factory=list,
+        description="the turn ids of hits that search by meaning brought, not among the best "
+        "matches of the words",
+    )
 
 
 class ForgetOut(BaseModel):

@@ -173,6 +173,13 @@ class RecallHistoryTool(IndexTool):
             header += " " + self._(APPROXIMATE)
         if found.partial:
             header += " " + self._(PARTIAL)
+        if by_meaning := sum(hit.turn_id in found.by_meaning for hit in hits):
+            header += " " + self._.ngettext(
+                "{count} of them was found by meaning, not among the best matches of the words.",
+                "{count} of them were found by meaning, not among the best matches of the words.",
+                by_meaning,
+                count=by_meaning,
+            )
         budget = (OUTPUT_LIMIT - len(header)) // len(hits) - 2
         now = datetime.now().astimezone()
         blocks = []

@@ -488,15 +488,20 @@ def test_the_tool_and_the_http_search_keep_to_the_words_when_asked(tmp_path: Pat
     index = filled(tmp_path / "history.db")  # blended by default here
     index.meaning(HashedWords(MEANINGS)).embed()
     tool = RecallHistoryTool(index, "/work/app")
-    assert "topic-1" in tool.run(PARAPHRASE, k=1)
+    answer = tool.run(PARAPHRASE, k=1)
+    assert "topic-1" in answer and "1 of them was found by meaning" in answer, answer
+    assert "found by meaning" not in tool.run("login passwords", k=1), "the words found it"
     assert "topic-1" not in tool.run(PARAPHRASE, k=1, words_only=True)
     assert tool.run(PARAPHRASE, words_only="yes").startswith("error: words_only")  # type: ignore[arg-type]
     with TestClient(create_app(index), base_url=LOOPBACK) as client:
         url = "/api/code/history"
         blended = client.get(url, params={"q": PARAPHRASE, "k": 1}).json()
         assert [hit["turn_id"] for hit in blended["hits"]] == ["topic-1"]
+        assert blended["by_meaning"] == ["topic-1"]
         words = client.get(url, params={"q": PARAPHRASE, "k": 1, "words_only": 1}).json()
-        assert words["hits"] == []
+        assert words["hits"] == [] and words["by_meaning"] == []
+        found = client.get(url, params={"q": "login passwords", "k": 1}).json()
+        assert found["hits"][0]["turn_id"] == "topic-1" and found["by_meaning"] == []
     index.meaning_search = False  # the default off: words_only=false asks for the blend
     assert "topic-1" not in tool.run(PARAPHRASE, k=1)
     assert "topic-1" in tool.run(PARAPHRASE, k=1, words_only=False)
