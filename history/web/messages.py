@@ -39,6 +39,8 @@ MESSAGES: dict[str, str] = {
     "conversation": N_("Conversation: {id}"),
     "turn_count": N_("Turns: {count}"),
     "tainted": N_("This turn read untrusted content: weigh its answer accordingly."),
+    # A hit that search by meaning brought (the extra installed), not the words' best matches.
+    "by_meaning": N_("Found by meaning: not among the best matches of the words."),
     "tainted_turns": N_("Turns that read untrusted content: {count}"),
     "kept_days": N_(
         "Turns here are kept {days} days: older ones are forgotten for good (recall retain)."

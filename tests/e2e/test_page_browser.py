@@ -152,6 +152,27 @@ def test_a_search_shows_the_turn_first_and_opens_its_conversation_with_the_hit_m
     expect(page.locator(".turn.hit")).to_have_attribute("data-turn", "t-rate")
 
 
+def test_a_hit_that_search_by_meaning_brought_says_so(page: Page, server: Server) -> None:
+    """The page marks the hits the service's answer lists in `by_meaning`. Search by meaning
+    runs only where its extra is installed, so the answer is given that list on its way here
+    (the hits are the service's own); test_meaning.py checks the service fills it."""
+    from playwright.sync_api import Route, expect
+
+    def marked(route: Route) -> None:
+        answer = route.fetch()
+        body = answer.json()
+        body["by_meaning"] = [hit["turn_id"] for hit in body["hits"][1:2]]
+        route.fulfill(response=answer, json=body)
+
+    page.route("**/api/code/history?*", marked)
+    page.goto(f"{server.base}/?q=login")
+    cards = page.locator(".hit-card")
+    expect(cards.nth(1).locator(".by-meaning")).to_have_text(
+        "Found by meaning: not among the best matches of the words."
+    )
+    expect(cards.nth(0).locator(".by-meaning")).to_have_count(0)
+
+
 def test_the_nothings_read_differently(page: Page, server: Server) -> None:
     from playwright.sync_api import expect
 

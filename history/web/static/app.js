@@ -289,11 +289,13 @@ function turnCard(turn, state, className, ...details) {
   return card;
 }
 
-function hitCard(hit, state, terms) {
+// `byMeaning`: search by meaning brought it, not the words' best matches (it may hold none).
+function hitCard(hit, state, terms, byMeaning = false) {
   return turnCard(
     hit,
     state,
     "hit-card",
+    byMeaning ? element("p", "by-meaning", t("by_meaning")) : null,
     excerpt(t("asked"), hit.asked_excerpt, terms, "asked"),
     excerpt(t("answered"), hit.answered_excerpt, terms, "answered"),
     ...filesOf(hit),
@@ -398,7 +400,10 @@ async function search(state, mine) {
       : null;
     return showNothing(t("no_match", { where, query: clip(state.q, 60) }), everywhere);
   }
-  $("results").replaceChildren(...body.hits.map((hit) => hitCard(hit, state, body.terms)));
+  const byMeaning = new Set(body.by_meaning || []);
+  $("results").replaceChildren(
+    ...body.hits.map((hit) => hitCard(hit, state, body.terms, byMeaning.has(hit.turn_id))),
+  );
 }
 
 async function browse(state, mine, before = "") {
