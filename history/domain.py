@@ -88,16 +88,20 @@ class SearchResults(list[Hit]):
     `by_meaning`: the turn ids of hits that search by meaning brought, not the words' best."""
 
     def __init__(
-        self, hits: Iterable[Hit] = (), approximate: bool = False, partial: bool = False
+        self,
+        hits: Iterable[Hit] = (),
+        approximate: bool = False,
+        partial: bool = False,
+        by_meaning: frozenset[str] = frozenset(),
     ) -> None:
         super().__init__(hits)
         self.approximate = approximate
         self.partial = partial
-        self.by_meaning: frozenset[str] = frozenset()
+        self.by_meaning = by_meaning
 
     def like(self, hits: Iterable[Hit]) -> SearchResults:
-        """`hits` said of as this search's are (approximate, partial)."""
-        return SearchResults(hits, self.approximate, self.partial)
+        """`hits` said of as this search's are (approximate, partial, brought by meaning)."""
+        return SearchResults(hits, self.approximate, self.partial, self.by_meaning)
 
 
 # How much of a conversation's first question a list shows, and how many of its edited files.

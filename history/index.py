@@ -374,10 +374,9 @@ class HistoryIndex:
         except Exception as exc:  # the words still answer
             log.warning("search by meaning failed: %s", type(exc).__name__)
             return found.like(found[:k])
-        blended = found.like(hits)
         by_words = {hit.turn_id for hit in found}
-        blended.by_meaning = frozenset(hit.turn_id for hit in hits if hit.turn_id not in by_words)
-        return blended
+        brought = frozenset(hit.turn_id for hit in hits if hit.turn_id not in by_words)
+        return SearchResults(hits, found.approximate, found.partial, brought)
 
     def meaning(self, embedder: Any = None) -> Any:
         """The search by meaning of this index (history.meaning.search.MeaningSearch), made at
