@@ -31,7 +31,7 @@ from history.query import terms
 
 if TYPE_CHECKING:
     from history.index import HistoryIndex
-    from history.store.sqlite.direct_search import DirectSearch
+    from history.store.sqlite.direct_search import DirectSearch, Reading
 
 
 def direct_database(
@@ -105,9 +105,7 @@ class ReadingIndex:
         meaning: bool | None = None,
     ) -> SearchResults:
         """HistoryIndex.search."""
-        if self._direct is None or (
-            (self.meaning_search if meaning is None else meaning) and self._vectors_stored()
-        ):
+        if self._direct is None:
             return self.whole().search(query, project, days, k, meaning)
         if k < 1:
             raise ValueError("k must be at least 1")
@@ -115,14 +113,17 @@ class ReadingIndex:
         query_terms = terms(query)
         if not query_terms:
             return SearchResults()
-        found = self._direct.ask(lambda reading: reading.search(query_terms, project, since, k))
-        return self.whole().search(query, project, days, k, meaning) if found is None else found
+        blended = self.meaning_search if meaning is None else meaning
 
-    def _vectors_stored(self) -> bool:
-        """Some turn has a vector to blend in (else a search by meaning is the words' alone, and
-        the driver answers it); True where the driver cannot say."""
-        assert self._direct is not None
-        return self._direct.ask(lambda reading: reading.vectors_stored()) is not False
+        def answer(reading: Reading) -> SearchResults | None:
+            # A search by meaning is the words' alone until some turn has a vector; then it
+            # goes the whole way, to the model.
+            if blended and reading.vectors_stored():
+                return None
+            return reading.search(query_terms, project, since, k)
+
+        found = self._direct.ask(answer)
+        return self.whole().search(query, project, days, k, meaning) if found is None else found
 
     def count(self, project: str | None = None) -> int:
         """HistoryIndex.count."""

@@ -12,7 +12,7 @@ over the candidates (0.7 words over the lexical best 10) lost on three sets.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Container, Hashable, Sequence
 from typing import TypeVar
 
 CANDIDATES = 50
@@ -51,9 +51,13 @@ def blended(
     """Both rankings' candidates, best first by the weighted sum of their scaled scores (ties:
     the lexical order, then the meaning order); `meaning`'s scores are cosines, and a turn only
     it brings must be NEAR_ENOUGH."""
-    found = {key for key, _score in words}
-    near = [(key, cosine) for key, cosine in meaning if key in found or cosine >= NEAR_ENOUGH]
+    near = kept(meaning, {key for key, _score in words})
     return weighted(from_best(words), scaled(near), words_weight)
+
+
+def kept(meaning: Sequence[tuple[Key, float]], by_words: Container[Key]) -> list[tuple[Key, float]]:
+    """The nearest that a blend keeps: those the words found too, and the others NEAR_ENOUGH."""
+    return [(key, cosine) for key, cosine in meaning if key in by_words or cosine >= NEAR_ENOUGH]
 
 
 def weighted(

@@ -96,8 +96,8 @@ class MeaningSearch:
         rows = self._rows_of([hit.turn_id for hit in lexical])
         by_row = {rows[hit.turn_id]: hit for hit in lexical if hit.turn_id in rows}
         words = [(rows[hit.turn_id], hit.score) for hit in lexical if hit.turn_id in rows]
-        # Only the turns near enough to be kept are read (blend.NEAR_ENOUGH).
-        missing = [row for row, cos in near if row not in by_row and cos >= blend.NEAR_ENOUGH]
+        near = blend.kept(near, by_row)  # only the turns the blend may keep are read
+        missing = [row for row, _score in near if row not in by_row]
         turns = turns_by_row(missing) if missing else {}
         if len(turns) < len(missing):  # a vector whose turn is gone: reload the matrix
             self.matrix.stale()
