@@ -20,7 +20,7 @@ import numpy as np
 from sqlalchemy import Connection, text
 
 from history.meaning.approximate import Approximate
-from history.meaning.vectors import ENDS, SCALE, stale_below
+from history.meaning.vectors import ENDS, nearest_of, stale_below
 
 # A search's matrix is read again whole at least this often (see VectorMatrix).
 RELOAD_SECONDS = 300.0
@@ -252,12 +252,7 @@ class VectorMatrix:
             at, scores = None, rows @ query
         if not len(scores):
             return []
-        k = min(k, len(scores))
-        best = np.argpartition(-scores, k - 1)[:k]
-        best = best[np.argsort(-scores[best])]
-        rowids = ids[best] if at is None else ids[at[best]]
-        pairs = zip(rowids, scores[best], strict=True)
-        return [(int(row), float(score) / SCALE) for row, score in pairs]
+        return nearest_of(ids, scores, k, at)
 
 
 def _parts(found: Any) -> Iterator[Any]:

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from sqlalchemy import Connection, text
 
-from history.meaning.vectors import SCALE
+from history.meaning.vectors import nearest_of
 
 # Rows multiplied by the query this many at a time (their float32 copy stays small).
 BLOCK_ROWS = 65536
@@ -44,10 +44,7 @@ class TableScan:
         for start in range(0, len(ids), BLOCK_ROWS):
             block = rows[start : start + BLOCK_ROWS]
             scores[start : start + len(block)] = block.astype(np.float32) @ query
-        k = min(k, len(scores))
-        best = np.argpartition(-scores, k - 1)[:k]
-        best = best[np.argsort(-scores[best], kind="stable")]
-        return [(int(ids[at]), float(scores[at]) / SCALE) for at in best]
+        return nearest_of(ids, scores, k)
 
     def _vectors(self, conn: Connection, model: str, project: str | None) -> tuple[Any, Any]:
         key = (model, project)

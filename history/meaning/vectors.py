@@ -69,6 +69,16 @@ def quantized(rows: Any) -> Any:
     return np.clip(np.rint(np.asarray(rows) * SCALE), -127, 127).astype(np.int8)
 
 
+def nearest_of(ids: Any, scores: Any, k: int, at: Any = None) -> list[tuple[int, float]]:
+    """The `k` highest of `scores` (int8 vectors times a query), highest first, as rowids and
+    cosines: score i is `ids[i]`'s, or `ids[at[i]]`'s when `at` is given."""
+    k = min(k, len(scores))
+    best = np.argpartition(-scores, k - 1)[:k]
+    best = best[np.argsort(-scores[best])]
+    rowids = ids[best] if at is None else ids[at[best]]
+    return [(int(row), float(scores[i]) / SCALE) for row, i in zip(rowids, best, strict=True)]
+
+
 @dataclass(frozen=True)
 class _Row:
     id: int
