@@ -37,6 +37,27 @@ def print_upgrade_sql(home: str | os.PathLike[str] | None, database_url: str | N
     backends.print_upgrade_sql(target(home, database_url))
 
 
+def on_postgres(home: str | os.PathLike[str] | None, database_url: str | None = None) -> bool:
+    """Whether the database is a PostgreSQL server's."""
+    from history.store.postgres.engine import is_postgres_url
+
+    found = target(home, database_url)
+    return isinstance(found, str) and is_postgres_url(found)
+
+
+def take_up_pgvector(home: str | os.PathLike[str] | None, database_url: str | None) -> bool:
+    """Have PostgreSQL's pgvector find the nearest vectors, installed since the database was
+    migrated; whether it does now (history/store/postgres/pgvector.py)."""
+    from history.store.postgres.engine import create_postgres_engine
+    from history.store.postgres.pgvector import take_up
+
+    engine = create_postgres_engine(str(target(home, database_url)))
+    try:
+        return take_up(engine)
+    finally:
+        engine.dispose()
+
+
 def trouble(error: BaseException) -> tuple[str, str] | None:
     """("unreachable", "") for a database server that could not be reached (or its driver is
     missing), ("damaged", reason) for a damaged file, None for any other error. SQLAlchemy is

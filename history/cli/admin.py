@@ -136,6 +136,8 @@ def cmd_migrate(args: argparse.Namespace) -> int:
     if args.sql:
         databases.print_upgrade_sql(args.home, args.database_url)
         return OK
+    if args.pgvector:
+        return _take_up_pgvector(args)
     created = not databases.holds_history(args.home, args.database_url)
     about = open_index(args).about()  # opening runs `upgrade head`
     fields = {"where": about.where, "search": _(about.search)}
@@ -149,6 +151,28 @@ def cmd_migrate(args: argparse.Namespace) -> int:
     else:
         print(_("{where} is at the latest schema ({search})", **fields))
     return OK
+
+
+def _take_up_pgvector(args: argparse.Namespace) -> int:
+    from history import databases
+
+    if not databases.on_postgres(args.home, args.database_url):
+        print(_("recall migrate: --pgvector is for a PostgreSQL database"), file=sys.stderr)
+        return USAGE
+    open_index(args).close()  # at the latest schema first
+    where = databases.where(args.home, args.database_url)
+    if databases.take_up_pgvector(args.home, args.database_url):
+        print(_("{where}: the server finds the nearest vectors (pgvector)", where=where))
+        return OK
+    print(
+        _(
+            "{where}: the server offers no pgvector this role may create: search by meaning "
+            "reads the stored vectors",
+            where=where,
+        ),
+        file=sys.stderr,
+    )
+    return NOTHING
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
@@ -289,6 +313,11 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:
     migrate = commands.add_parser("migrate", parents=[common], help=_("upgrade the schema to head"))
     migrate.add_argument(
         "--sql", action="store_true", help=_("print the SQL instead of running it")
+    )
+    migrate.add_argument(
+        "--pgvector",
+        action="store_true",
+        help=_("on PostgreSQL, take up pgvector installed since the database was migrated"),
     )
     migrate.set_defaults(run=cmd_migrate)
 

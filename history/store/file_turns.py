@@ -49,10 +49,14 @@ def candidates(engine: Engine, full_text: bool, path: str, project: str | None) 
 _BY_ID = select(*TURN_COLUMNS).where(Turn.id.in_(bindparam("ids", expanding=True)), SHOWN_TURN)
 
 
-def turns_by_id(engine: Engine, ids: Sequence[int]) -> dict[int, domain.Turn]:
-    """The whole stored turns of `ids` (a forgotten one is not there)."""
+def turns_by_id(
+    engine: Engine, ids: Sequence[int], project: str | None = None
+) -> dict[int, domain.Turn]:
+    """The whole stored turns of `ids` (a forgotten one is not there); of `project` alone when
+    given."""
     if not ids:
         return {}
+    statement = _BY_ID if project is None else _BY_ID.where(Turn.project == project)
     with engine.connect() as conn:
-        rows = conn.execute(_BY_ID.add_columns(Turn.id), {"ids": list(ids)}).all()
+        rows = conn.execute(statement.add_columns(Turn.id), {"ids": list(ids)}).all()
     return {row[-1]: domain.Turn(**turn_fields(row[:-1])) for row in rows}

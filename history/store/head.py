@@ -5,4 +5,4 @@ loading SQLAlchemy."""
 
 from typing import Final
 
-SCHEMA_HEAD: Final = "0022_masking_in_place"
+SCHEMA_HEAD: Final = "0023_postgres_pgvector_graphs"

@@ -150,8 +150,9 @@ class TurnRepository(abc.ABC):
         newest first: a superset, found by the path's words."""
 
     @abc.abstractmethod
-    def turns_by_row(self, ids: Sequence[int]) -> dict[int, Turn]:
-        """The whole turns of the rows `file_candidates` gave."""
+    def turns_by_row(self, ids: Sequence[int], project: str | None = None) -> dict[int, Turn]:
+        """The whole turns of the rows `file_candidates` (or search by meaning) gave; only
+        `project`'s (its stored key) when given, which spares PostgreSQL the other partitions."""
 
     @abc.abstractmethod
     def vectors_stored(self) -> bool:

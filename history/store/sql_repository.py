@@ -181,8 +181,10 @@ class SqlTurnRepository(TurnRepository):
     def file_candidates(self, path: str, project: str | None) -> list[Candidate]:
         return file_turns.candidates(self.engine, self.full_text, path, project)
 
-    def turns_by_row(self, ids: Sequence[int]) -> dict[int, domain.Turn]:
-        return file_turns.turns_by_id(self.engine, ids)
+    def turns_by_row(
+        self, ids: Sequence[int], project: str | None = None
+    ) -> dict[int, domain.Turn]:
+        return file_turns.turns_by_id(self.engine, ids, project)
 
     def vectors_stored(self) -> bool:
         # turn_vectors (revision 0021) has no model class of its own in the queries: plain SQL.

@@ -152,9 +152,10 @@ class FakeTurnRepository(TurnRepository):
         ]
         return sorted(found, key=lambda c: (c.asked_at, c.id), reverse=True)
 
-    def turns_by_row(self, ids: Sequence[int]) -> dict[int, Turn]:
+    def turns_by_row(self, ids: Sequence[int], project: str | None = None) -> dict[int, Turn]:
         by_row = dict(enumerate(self.turns.values(), start=1))
-        return {row: by_row[row] for row in ids if row in by_row}
+        found = {row: by_row[row] for row in ids if row in by_row}
+        return {row: turn for row, turn in found.items() if project in (None, turn.project)}
 
     def vectors_stored(self) -> bool:
         return False  # no search by meaning over the fake: it has no database

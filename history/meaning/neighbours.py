@@ -1,0 +1,63 @@
+"""The nearest vectors found by the database itself: PostgreSQL with pgvector, whose
+`turn_neighbours` (revision 0023) keeps every vector of `turn_vectors` again, as a halfvec, in an
+HNSW graph per partition of the projects. A search then loads no matrix (1.7 GB per million
+turns in each process, and 8 s at its first search) and reads no table: the server walks the
+graph of the project's partition, or of every partition.
+
+The graph's answer is approximate (as the matrix's approximate index is for every project); a
+scan goes on past a first batch of candidates that fail the filter (`iterative_scan`), so a
+search of one project among several in a partition, or of one model while another re-embeds,
+still gets its `k`. The scores are the matrix's: the stored int8 values over 127 times the query
+(inner product), to a half-float's precision."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Connection, text
+
+DIMENSIONS = 384  # turn_neighbours' halfvec width (revision 0023)
+# Candidates the graph walk keeps (pgvector's default is 40, fewer than a search asks for).
+EF_SEARCH = 100
+
+_HELD = text("SELECT to_regclass('turn_neighbours') IS NOT NULL")
+_SETTINGS = (
+    f"SET LOCAL hnsw.ef_search = {EF_SEARCH}",
+    "SET LOCAL hnsw.iterative_scan = relaxed_order",
+)
+_NEAREST = (
+    "SELECT turn_id, -(nearby <#> CAST(:query AS halfvec)) AS score FROM turn_neighbours"
+    " WHERE model = :model{project} ORDER BY nearby <#> CAST(:query AS halfvec) LIMIT :k"
+)
+_EVERY = text(_NEAREST.format(project=""))
+_ONE = text(_NEAREST.format(project=" AND project = :project"))
+
+
+def held(conn: Connection) -> bool:
+    """Whether this database keeps the vectors in a graph of the server's (PostgreSQL with
+    pgvector, migrated past revision 0023)."""
+    if conn.dialect.name != "postgresql":
+        return False
+    found = bool(conn.execute(_HELD).scalar_one())
+    conn.rollback()
+    return found
+
+
+def nearest(
+    conn: Connection, model: str, query: Any, k: int, project: str | None = None
+) -> list[tuple[int, float]]:
+    """The `k` rowids nearest `query` (a unit vector of DIMENSIONS) with their score, best
+    first; only `project`'s (its stored key) when given."""
+    if k < 1:
+        return []
+    literal = "[" + ",".join(f"{float(x):.6g}" for x in query) + "]"
+    with conn.begin():
+        for setting in _SETTINGS:
+            conn.exec_driver_sql(setting)
+        values: dict[str, Any] = {"query": literal, "model": model, "k": k}
+        if project is None:
+            found = conn.execute(_EVERY, values).all()
+        else:
+            found = conn.execute(_ONE, {**values, "project": project}).all()
+    # relaxed_order: the scan's answer may be slightly out of order.
+    return sorted(((int(row), float(score)) for row, score in found), key=lambda x: -x[1])
