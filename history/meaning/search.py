@@ -69,7 +69,10 @@ class MeaningSearch:
         with self.engine.connect() as conn:
             if self._in_server is None:
                 self._in_server = neighbours.held(conn)
-            if self._in_server and len(vector) == neighbours.DIMENSIONS:
+            in_server = self._in_server and len(vector) == neighbours.DIMENSIONS
+            # Every project in a long-running process: the matrix, once loaded, is faster than
+            # a walk of every partition's graph (neighbours.py).
+            if in_server and (project is not None or self._scan is not None):
                 return neighbours.nearest(conn, self.model_id, vector, k, project)
             if self._scan is not None:
                 return self._scan.nearest(conn, self.model_id, vector, k, project)
