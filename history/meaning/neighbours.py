@@ -22,9 +22,13 @@ from sqlalchemy import Connection, text
 DIMENSIONS = 384  # turn_neighbours' halfvec width (revision 0023)
 # Candidates the graph walk keeps (pgvector's default is 40, fewer than a search asks for).
 EF_SEARCH = 100
+# A partition whose graph a forget's scrub is rebuilding (VACUUM FULL: minutes for a large one)
+# is waited for this long, then the search's words answer alone (index.py logs why).
+LOCK_WAIT_MS = 500
 
 _HELD = text("SELECT to_regclass('turn_neighbours') IS NOT NULL")
 _SETTINGS = (
+    f"SET LOCAL lock_timeout = {LOCK_WAIT_MS}",
     f"SET LOCAL hnsw.ef_search = {EF_SEARCH}",
     "SET LOCAL hnsw.iterative_scan = relaxed_order",
 )

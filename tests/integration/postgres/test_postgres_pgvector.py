@@ -9,6 +9,7 @@ server may have none."""
 from __future__ import annotations
 
 import random
+import time
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,9 @@ import pytest
 pytest.importorskip("numpy", reason="history/meaning needs numpy (the dev or meaning extra)")
 
 import numpy as np
+import psycopg
 from sqlalchemy import Engine, text
+from sqlalchemy.engine import make_url
 
 from history import HistoryIndex
 from history.meaning import neighbours
@@ -202,3 +205,29 @@ def postgres_offers_pgvector(address: str) -> bool:
         found = conn.execute(text(offered)).first() is not None
     engine.dispose()
     return found
+
+
+def test_a_search_while_a_forget_rebuilds_its_projects_graph_is_answered_by_the_words(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    index = HistoryIndex.open(pgvector.database_url())
+    index.meaning_search = True
+    topics(index, "/work/app", "topic", "session")
+    index.meaning(HashedWords(MEANINGS)).embed()
+    address = make_url(url(index)).set(drivername="postgresql")
+    with psycopg.connect(address.render_as_string(hide_password=False)) as held:
+        partition = held.execute(
+            "SELECT tableoid::regclass::text FROM turn_neighbours WHERE project = '/work/app'"
+        ).fetchone()
+        assert partition is not None
+        held.execute(f"LOCK TABLE {partition[0]} IN ACCESS EXCLUSIVE MODE")  # as VACUUM FULL
+        started = time.monotonic()
+        hits = index.search("login passwords", project="/work/app", k=3)
+        waited = time.monotonic() - started
+        paraphrased = index.search(PARAPHRASE, project="/work/app", k=3)
+    assert hits[0].turn_id == "topic-1"
+    assert paraphrased == []  # no word of it is stored: only the meaning would have found it
+    assert waited < 2 * neighbours.LOCK_WAIT_MS / 1000 + 1
+    assert "search by meaning failed" in caplog.text
+    assert index.search(PARAPHRASE, project="/work/app", k=1)[0].turn_id == "topic-1"
+    index.close()
