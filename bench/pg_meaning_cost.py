@@ -93,13 +93,54 @@ def add_vectors(engine: Engine) -> float:
     return time.monotonic() - started
 
 
-def exact_nearest(engine: Engine, query: Any, k: int) -> set[int]:
+def exact_nearest(scan: TableScan, engine: Engine, query: Any, project: str | None) -> set[int]:
     with engine.connect() as conn:
-        found = conn.execute(text("SELECT turn_id, vector FROM turn_vectors")).all()
-    ids = np.array([row[0] for row in found])
-    rows = np.frombuffer(b"".join(bytes(row[1]) for row in found), np.int8).reshape(len(ids), -1)
-    scores = rows.astype(np.float32) @ query
-    return {int(i) for i in ids[np.argsort(-scores)[:k]]}
+        found = scan.nearest(conn, RandomVectors.model_id, query, 50, project)
+    return {row for row, _ in found}
+
+
+def _nearest_costs(index: HistoryIndex, meaning: Any, engine: Engine, one: str, say: Any) -> None:
+    """The nearest 50 alone by each way, both scopes (every project, and the project `one`);
+    the graphs' recall of the exact 50."""
+    scopes = (("everywhere", None), ("project", index._ids.project(one)))
+    probe = RandomVectors()
+    probe.rng = np.random.default_rng(17)
+    scan = TableScan()
+    ways: dict[str, Callable[[Connection, Any, str | None], list[tuple[int, float]]]] = {
+        "server": lambda conn, vector, project: neighbours.nearest(
+            conn, RandomVectors.model_id, vector, 50, project
+        ),
+        "table_scan": lambda conn, vector, project: scan.nearest(
+            conn, RandomVectors.model_id, vector, 50, project
+        ),
+        "matrix": lambda conn, vector, project: meaning.matrix.nearest(vector, 50, project),
+    }
+    for scope, stored in scopes:
+        for way, nearest in ways.items():
+            near = []
+            for _ in range(30):
+                vector = probe.embed(["x"])[0]
+                with engine.connect() as conn:
+                    started = time.perf_counter()
+                    nearest(conn, vector, stored)
+                    near.append(1000 * (time.perf_counter() - started))
+            say(
+                metric="nearest_50_ms",
+                way=way,
+                scope=scope,
+                first=round(near[0], 1),
+                p50=round(percentile(near, 0.5), 2),
+                p95=round(percentile(near, 0.95), 2),
+            )
+    for scope, stored in scopes:
+        recalls = []
+        for _ in range(SAMPLE):
+            vector = probe.embed(["x"])[0]
+            with engine.connect() as conn:
+                graph = neighbours.nearest(conn, RandomVectors.model_id, vector, 50, stored)
+            exact = exact_nearest(scan, engine, vector, stored)
+            recalls.append(len({row for row, _ in graph} & exact) / 50)
+        say(metric="graph_recall_at_50", scope=scope, value=round(float(np.mean(recalls)), 3))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -149,43 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     while len(meaning.matrix.ids) >= APPROXIMATE_FROM_ROWS and not meaning.matrix.approximate:
         time.sleep(0.2)
     _compared(index, queries, True, MEANING_CANDIDATES, say)
-    probe = RandomVectors()
-    probe.rng = np.random.default_rng(17)
-    scan = TableScan()
-    ways: dict[str, Callable[[Connection, Any, str | None], list[tuple[int, float]]]] = {
-        "server": lambda conn, vector, project: neighbours.nearest(
-            conn, RandomVectors.model_id, vector, 50, project
-        ),
-        "table_scan": lambda conn, vector, project: scan.nearest(
-            conn, RandomVectors.model_id, vector, 50, project
-        ),
-        "matrix": lambda conn, vector, project: meaning.matrix.nearest(vector, 50, project),
-    }
-    for scope, project in (("everywhere", None), ("project", queries[0].project)):
-        stored = index._ids.project(project) if project else None
-        for way, nearest in ways.items():
-            near = []
-            for _ in range(30):
-                vector = probe.embed(["x"])[0]
-                with engine.connect() as conn:
-                    started = time.perf_counter()
-                    nearest(conn, vector, stored)
-                    near.append(1000 * (time.perf_counter() - started))
-            say(
-                metric="nearest_50_ms",
-                way=way,
-                scope=scope,
-                first=round(near[0], 1),
-                p50=round(percentile(near, 0.5), 2),
-                p95=round(percentile(near, 0.95), 2),
-            )
-    recalls = []
-    for _ in range(SAMPLE):
-        vector = probe.embed(["x"])[0]
-        with engine.connect() as conn:
-            found = {row for row, _ in neighbours.nearest(conn, RandomVectors.model_id, vector, 50)}
-        recalls.append(len(found & exact_nearest(engine, vector, 50)) / 50)
-    say(metric="graph_recall_at_50", scope="everywhere", value=round(float(np.mean(recalls)), 3))
+    _nearest_costs(index, meaning, engine, queries[0].project, say)
     say(metric="max_rss_mb", value=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
     index.close()
     if args.out:
