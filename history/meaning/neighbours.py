@@ -2,10 +2,11 @@
 `turn_neighbours` (revision 0023) keeps every vector of `turn_vectors` again, as a halfvec, in an
 HNSW graph per partition of the projects. A search of one project then loads no matrix (1.7 GB
 per million turns in each process, and 8 s at its first search) and reads no table: the server
-walks the graph of the project's partition (2.8-4.5 ms at 100k turns). A search of every project
-walks every partition's graph, one after another (~64 ms at 100k, 20 projects): a process that
-searches once (`recall search`) still asks the server (reading every vector from the table took
-~0.9 s), a long-running one loads the matrix instead (meaning/search.py).
+walks the graph of the project's partition (3-5 ms at 100k turns, bench/RESULTS.md). A search of
+every project walks every partition's graph, one after another (52-64 ms at 100k, 20 projects):
+a process that searches once (`recall search`) still asks the server (reading every vector from
+the table took 0.6 s), a long-running one searches its matrix instead (meaning/search.py: 3.5
+ms once loaded).
 
 The graph's answer is approximate (as the matrix's approximate index is for every project); a
 scan goes on past a first batch of candidates that fail the filter (`iterative_scan`), so a

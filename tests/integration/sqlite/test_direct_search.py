@@ -189,8 +189,9 @@ FALLBACKS = {
         "INSERT INTO forget_work (session_id, project, owed_at) "
         "VALUES ('s1', NULL, '2026-01-01 00:00:00.000000')"
     ),
+    # Or replaced: the open before may have owed one already (retention expiring a turn).
     "a scrub owed": (
-        "INSERT INTO owed_scrub (id, owed_at, rewrite_index, rewriting) "
+        "INSERT OR REPLACE INTO owed_scrub (id, owed_at, rewrite_index, rewriting) "
         "VALUES (1, '2026-01-01 00:00:00.000000', 0, 0)"
     ),
     "no full-text index": "DROP TABLE turns_fts",
