@@ -16,30 +16,39 @@ from tests.helpers.pg_files import relation_bytes, scrubbed, url
 DOOMED = "zebra quokka narwhal axolotl pangolin okapi"
 
 
+KEPT = "routine change number 7 done"
+
+
+def embedded_with_a_doomed_turn(index: HistoryIndex) -> HashedWords:
+    """40 turns of one project and one of its own (DOOMED), each embedded by the fake model."""
+    for n in range(40):
+        index.record(
+            turn_id=f"kept-{n}",
+            session_id=f"kept-{n % 4}",
+            project="/work/app",
+            asked=f"routine change number {n}",
+            answered="done",
+        )
+    index.record(
+        turn_id="doomed", session_id="doomed", project="/work/doomed", asked=DOOMED, answered=""
+    )
+    fake = HashedWords()
+    index.meaning(fake).embed()
+    return fake
+
+
 def test_a_forgotten_turns_vector_is_in_no_relation_file_after_the_scrub(
     postgres_url: str,
 ) -> None:
     index = HistoryIndex.open(postgres_url)
     try:
-        for n in range(40):
-            index.record(
-                turn_id=f"kept-{n}",
-                session_id=f"kept-{n % 4}",
-                project="/work/app",
-                asked=f"routine change number {n}",
-                answered="done",
-            )
-        index.record(
-            turn_id="doomed", session_id="doomed", project="/work/doomed", asked=DOOMED, answered=""
-        )
-        fake = HashedWords()
-        index.meaning(fake).embed()
+        fake = embedded_with_a_doomed_turn(index)
         vector = quantized(fake.embed([DOOMED]))[0].tobytes()
         assert vector in relation_bytes(url(index), "turn_vectors")  # the check can see it
         assert index.forget_session("doomed") == 1
         assert scrubbed(index)
         left = relation_bytes(url(index), "turn_vectors")
         assert vector not in left
-        assert quantized(fake.embed(["routine change number 7 done"]))[0].tobytes() in left
+        assert quantized(fake.embed([KEPT]))[0].tobytes() in left
     finally:
         index.close()

@@ -32,8 +32,12 @@ from tests.helpers import pgvector, postgres
 from tests.helpers.cli_runs import recall
 from tests.helpers.pg_files import relation_bytes, scrubbed, url
 from tests.integration.both.test_meaning import MEANINGS, PARAPHRASE, TOPICS, topics
+from tests.integration.postgres.test_postgres_meaning_forget import (
+    DOOMED,
+    KEPT,
+    embedded_with_a_doomed_turn,
+)
 
-DOOMED = "zebra quokka narwhal axolotl pangolin okapi"
 BEFORE = "0022_masking_in_place"
 WORDS = ("parser", "cache", "token", "login", "deploy", "schema", "index", "retry", "socket")
 
@@ -107,21 +111,9 @@ def test_with_pgvector_a_forgotten_turns_vector_is_in_no_file_of_the_graphs_afte
 ):
     index = HistoryIndex.open(pgvector.database_url())
     try:
-        for n in range(40):
-            index.record(
-                turn_id=f"kept-{n}",
-                session_id=f"kept-{n % 4}",
-                project="/work/app",
-                asked=f"routine change number {n}",
-                answered="done",
-            )
-        index.record(
-            turn_id="doomed", session_id="doomed", project="/work/doomed", asked=DOOMED, answered=""
-        )
-        fake = HashedWords()
-        index.meaning(fake).embed()
+        fake = embedded_with_a_doomed_turn(index)
         doomed = _stored_half(fake, DOOMED)
-        kept = _stored_half(fake, "routine change number 7 done")
+        kept = _stored_half(fake, KEPT)
         before = relation_bytes(url(index), "turn_neighbours")
         assert doomed in before and kept in before  # the check can see them
         assert index.forget_session("doomed") == 1
