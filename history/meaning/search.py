@@ -67,14 +67,14 @@ class MeaningSearch:
         """The `k` turns nearest `query` (only `project`'s when given): rowids and cosines."""
         vector = self.embedder.embed([query])[0]
         with self.engine.connect() as conn:
-            if self._in_server is None:
-                self._in_server = neighbours.held(conn)
-            in_server = self._in_server and len(vector) == neighbours.DIMENSIONS
-            # Every project in a long-running process: the matrix, once loaded, is faster than
-            # a walk of every partition's graph (neighbours.py).
-            if in_server and (project is not None or self._scan is not None):
-                return neighbours.nearest(conn, self.model_id, vector, k, project)
+            # A process that searches once asks the server's graphs rather than read the
+            # vectors; one that keeps running searches its matrix, faster once loaded and exact
+            # in one project (neighbours.py).
             if self._scan is not None:
+                if self._in_server is None:
+                    self._in_server = neighbours.held(conn)
+                if self._in_server and len(vector) == neighbours.DIMENSIONS:
+                    return neighbours.nearest(conn, self.model_id, vector, k, project)
                 return self._scan.nearest(conn, self.model_id, vector, k, project)
             self.matrix.refresh(conn, self.model_id)
         return self.matrix.nearest(vector, k, project)

@@ -53,29 +53,25 @@ def _stored_half(fake: HashedWords, words: str) -> bytes:
     return bytes((int8.astype(np.float32) / 127).astype(np.float16).tobytes())
 
 
-def test_with_pgvector_the_server_finds_a_paraphrase_without_loading_the_vectors() -> None:
+def test_with_pgvector_a_search_that_runs_once_asks_the_server_and_reads_no_vector() -> None:
     index = HistoryIndex.open(pgvector.database_url())
-    index.meaning_search = True
     topics(index, "/work/app", "topic", "session")
     topics(index, "/work/other", "elsewhere", "other")
-    found = index.meaning(HashedWords(MEANINGS))
-    assert found.embed() == 2 * len(TOPICS)
-    assert _count(found.engine, "turn_neighbours") == 2 * len(TOPICS)
-    assert index.search(PARAPHRASE, project="/work/app", k=1)[0].turn_id == "topic-1"
-    near = [hit.turn_id for hit in index.search(PARAPHRASE, project="/work/other", k=10)]
-    assert near[0] == "elsewhere-1" and not [t for t in near if t.startswith("topic")]
-    assert len(found.matrix.ids) == 0  # the server answered: nothing was loaded
+    assert index.meaning(HashedWords(MEANINGS)).embed() == 2 * len(TOPICS)
+    assert _count(index.meaning().engine, "turn_neighbours") == 2 * len(TOPICS)
     once = HistoryIndex.open(url(index))  # as `recall search`
     once.meaning_once, once.meaning_search = True, True
     scan = once.meaning(HashedWords(MEANINGS))
-    for project in ("/work/app", None):
-        hit = once.search(PARAPHRASE, project=project, k=1)[0]
-        assert hit.turn_id in {"topic-1", "elsewhere-1"}
-    assert scan._scan._read == {}  # no vector was read from the table either
+    assert once.search(PARAPHRASE, project="/work/app", k=1)[0].turn_id == "topic-1"
+    near = [hit.turn_id for hit in once.search(PARAPHRASE, project="/work/other", k=10)]
+    assert near[0] == "elsewhere-1" and not [t for t in near if t.startswith("topic")]
+    assert once.search(PARAPHRASE, project=None, k=1)[0].turn_id in {"topic-1", "elsewhere-1"}
+    assert scan._scan._read == {}  # the server answered: no vector was read from the table
     once.close()
-    # Every project in a long-running process: the matrix, faster than every partition's graph.
-    assert index.search(PARAPHRASE, project=None, k=1)[0].turn_id in {"topic-1", "elsewhere-1"}
-    assert len(found.matrix.ids) == 2 * len(TOPICS)
+    # A long-running process keeps its matrix: faster once loaded, and exact in one project.
+    index.meaning_search = True
+    assert index.search(PARAPHRASE, project="/work/app", k=1)[0].turn_id == "topic-1"
+    assert len(index.meaning().matrix.ids) == 2 * len(TOPICS)
     index.close()
 
 
@@ -141,10 +137,10 @@ def test_a_database_with_vectors_before_pgvector_gets_them_in_the_graphs_and_bac
     migrations.upgrade(engine)
     assert _count(engine, "turn_neighbours") == len(TOPICS)
     again = HistoryIndex.open(address)
-    again.meaning_search = True
+    again.meaning_once, again.meaning_search = True, True
     found = again.meaning(HashedWords(MEANINGS))
     assert again.search(PARAPHRASE, project="/work/app", k=1)[0].turn_id == "topic-1"
-    assert len(found.matrix.ids) == 0  # the server answered
+    assert found._scan._read == {}  # the server answered
     again.close()
     migrations.downgrade(engine, BEFORE)
     with engine.connect() as conn:
@@ -203,7 +199,7 @@ def test_a_search_while_a_forget_rebuilds_its_projects_graph_is_answered_by_the_
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     index = HistoryIndex.open(pgvector.database_url())
-    index.meaning_search = True
+    index.meaning_once, index.meaning_search = True, True  # `recall search`: it asks the server
     topics(index, "/work/app", "topic", "session")
     index.meaning(HashedWords(MEANINGS)).embed()
     address = make_url(url(index)).set(drivername="postgresql")
