@@ -7,7 +7,7 @@ process's first search: 5.9 against 115 ms in one project, 255 against 625 ms in
 at 1M, reading every vector is 0.38 GB). A long-running process keeps its matrix (meaning/
 search.py): once loaded it is faster (0.3 against 3-16 ms in one project, 3.5 against 52 ms in
 every project) and exact in one project, where the graph's recall of the exact 50 fell to 0.26 in
-a project of 131,000 random vectors.
+a project of 36,838 random vectors.
 
 The graph's answer is approximate (as the matrix's approximate index is for every project); a
 scan goes on past a first batch of candidates that fail the filter (`iterative_scan`), so a
