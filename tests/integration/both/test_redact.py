@@ -189,6 +189,9 @@ def test_a_hostile_text_redacted_stays_so(text: str) -> None:
     assert redact(once) == once
 
 
+BOUND_SECONDS = 0.5
+
+
 @pytest.mark.timing_sensitive  # CPU seconds, which a starved machine inflates
 @pytest.mark.parametrize("text", HOSTILE.values(), ids=HOSTILE.keys())
 def test_hostile_megabyte_is_redacted_quickly(text: str) -> None:
@@ -209,18 +212,21 @@ def test_hostile_megabyte_is_redacted_quickly(text: str) -> None:
         # single try on this 2-core VM moves with the load, so the least of five is the scan's
         # cost. The slowest (dense-account-keys, spoken-cjk, every-rule) took 0.05-0.10 s at
         # best and up to 0.13 s a try on this host shared with other work (bench/RESULTS.md,
-        # redaction of long texts).
+        # redaction of long texts). On 2026-12-07 the same host ran every-rule at 0.23 s best
+        # of five while idle, unchanged code included (the suite's parallel run took twice its
+        # usual time that day): the bound is against a backtracking pattern (seconds and more),
+        # not a host twice as slow, so it allows 0.5 s.
         for _ in range(5):
             started = time.thread_time()
             masked = redact(text)
             fastest = min(fastest, time.thread_time() - started)
             assert once is None or masked == once
             once = masked
-            if fastest <= 0.2:
+            if fastest <= BOUND_SECONDS:
                 break
     finally:
         gc.unfreeze()
-    assert fastest <= 0.2
+    assert fastest <= BOUND_SECONDS
 
 
 # Forms found reaching the index, each masked now with the words around it kept.
