@@ -228,11 +228,16 @@ def main(argv: list[str] | None = None) -> int:
         p95=round(percentile(near, 0.95), 2),
     )
     say(metric="max_rss_mb", value=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
-    if args.out:
-        with args.out.open("a", encoding="utf-8") as sink:
+    appended(args.out, rows)
+    return 0
+
+
+def appended(out: Path | None, rows: list[dict[str, Any]]) -> None:
+    """`rows` added to `out` as JSON lines (nothing without it)."""
+    if out:
+        with out.open("a", encoding="utf-8") as sink:
             for row in rows:
                 sink.write(json.dumps(row) + "\n")
-    return 0
 
 
 if __name__ == "__main__":

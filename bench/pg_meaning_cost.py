@@ -35,7 +35,7 @@ import numpy as np
 from sqlalchemy import Connection, Engine, text
 
 from bench import corpus, pg_load
-from bench.meaning_cost import ModelQueries, RandomVectors, _compared, percentile
+from bench.meaning_cost import ModelQueries, RandomVectors, _compared, appended, percentile
 from history import HistoryIndex
 from history.index import MEANING_CANDIDATES
 from history.meaning import neighbours
@@ -214,10 +214,7 @@ def main(argv: list[str] | None = None) -> int:
 def _finish(args: Any, rows: list[dict[str, Any]], index: HistoryIndex, say: Any) -> int:
     say(metric="max_rss_mb", value=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
     index.close()
-    if args.out:
-        with args.out.open("a", encoding="utf-8") as sink:
-            for row in rows:
-                sink.write(json.dumps(row) + "\n")
+    appended(args.out, rows)
     return 0
 
 

@@ -39,10 +39,9 @@ def print_upgrade_sql(home: str | os.PathLike[str] | None, database_url: str | N
 
 def on_postgres(home: str | os.PathLike[str] | None, database_url: str | None = None) -> bool:
     """Whether the database is a PostgreSQL server's."""
-    from history.store.postgres.engine import is_postgres_url
+    from history.store import backends
 
-    found = target(home, database_url)
-    return isinstance(found, str) and is_postgres_url(found)
+    return backends.is_postgres(target(home, database_url))
 
 
 def take_up_pgvector(home: str | os.PathLike[str] | None, database_url: str | None) -> bool:

@@ -17,7 +17,7 @@ turn's deletion deletes it in the same statement as its vector.
 
 A server without the extension, or a role that may not create it, gets nothing here (search
 reads `turn_vectors` as before); installing pgvector later takes this revision run again
-(docs/postgres.md). SQLite is unchanged.
+(`recall migrate --pgvector`, history/store/postgres/pgvector.py). SQLite is unchanged.
 
 Revision ID: 0023_postgres_pgvector_graphs
 Revises: 0022_masking_in_place

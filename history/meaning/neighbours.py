@@ -21,6 +21,8 @@ from typing import Any
 
 from sqlalchemy import Connection, text
 
+from history.store.postgres.pgvector import graphs_kept
+
 DIMENSIONS = 384  # turn_neighbours' halfvec width (revision 0023)
 # Candidates the graph walk keeps (pgvector's default is 40, fewer than a search asks for).
 EF_SEARCH = 100
@@ -28,7 +30,6 @@ EF_SEARCH = 100
 # is waited for this long, then the search's words answer alone (index.py logs why).
 LOCK_WAIT_MS = 500
 
-_HELD = text("SELECT to_regclass('turn_neighbours') IS NOT NULL")
 _SETTINGS = (
     f"SET LOCAL lock_timeout = {LOCK_WAIT_MS}",
     f"SET LOCAL hnsw.ef_search = {EF_SEARCH}",
@@ -47,7 +48,7 @@ def held(conn: Connection) -> bool:
     pgvector, migrated past revision 0023)."""
     if conn.dialect.name != "postgresql":
         return False
-    found = bool(conn.execute(_HELD).scalar_one())
+    found = graphs_kept(conn)
     conn.rollback()
     return found
 

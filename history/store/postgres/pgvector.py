@@ -7,16 +7,21 @@ builds the graphs. Only Alembic changes the schema: this runs it."""
 
 from __future__ import annotations
 
-from sqlalchemy import Engine, text
+from sqlalchemy import Connection, Engine, text
 
 BEFORE = "0022_masking_in_place"
 _HELD = text("SELECT to_regclass('turn_neighbours') IS NOT NULL")
 
 
-def graphs_kept(engine: Engine) -> bool:
-    """Whether the database keeps its vectors in pgvector's graphs."""
+def graphs_kept(conn: Connection) -> bool:
+    """Whether the database keeps its vectors in pgvector's graphs (history/meaning/
+    neighbours.py asks them then)."""
+    return bool(conn.execute(_HELD).scalar_one())
+
+
+def _kept(engine: Engine) -> bool:
     with engine.connect() as conn:
-        return bool(conn.execute(_HELD).scalar_one())
+        return graphs_kept(conn)
 
 
 def take_up(engine: Engine) -> bool:
@@ -24,7 +29,7 @@ def take_up(engine: Engine) -> bool:
     (False: the server offers no pgvector, or the role may not create it)."""
     from history.store import migrations
 
-    if not graphs_kept(engine):
+    if not _kept(engine):
         migrations.downgrade(engine, BEFORE)
         migrations.upgrade(engine)
-    return graphs_kept(engine)
+    return _kept(engine)
