@@ -9,12 +9,11 @@ at exit. Where it cannot start, the tests skip saying why; under CI=true they fa
 from __future__ import annotations
 
 import itertools
-import os
 import tempfile
 import warnings
 from typing import Any
 
-import pytest
+from tests.helpers.unavailable import cannot_run
 
 _server: Any = None
 _unavailable: str | None = None
@@ -35,9 +34,7 @@ def _started() -> Any:
         except Exception as exc:
             _unavailable = f"no PostgreSQL with pgvector could start: {type(exc).__name__}: {exc}"
     if _unavailable:
-        if os.environ.get("CI"):
-            pytest.fail(f"{_unavailable} (CI=true: the pgvector tests must run)")
-        pytest.skip(_unavailable)
+        cannot_run(_unavailable, "the pgvector tests must run")
     return _server
 
 

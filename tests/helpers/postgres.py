@@ -12,13 +12,13 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from sqlalchemy import event
 from sqlalchemy.engine import make_url
 
 from history import HistoryIndex
 from history.rules_version import RULES_VERSION, VERSION_KEY
 from tests.helpers.engines import searches_engine_of
+from tests.helpers.unavailable import cannot_run
 
 ADMIN_URL = os.environ.get(
     "RECALL_TEST_POSTGRES_URL", "postgresql+psycopg://root@127.0.0.1:5432/test"
@@ -59,9 +59,7 @@ def require_server() -> None:
         except Exception as exc:
             _unreachable = f"no PostgreSQL at {make_url(ADMIN_URL)!r}: {type(exc).__name__}"
     if _unreachable:
-        if os.environ.get("CI"):
-            pytest.fail(f"{_unreachable} (CI=true: PostgreSQL tests must run)")
-        pytest.skip(_unreachable)
+        cannot_run(_unreachable, "PostgreSQL tests must run")
 
 
 def template() -> str:
