@@ -45,8 +45,8 @@ from history.meaning.scan import TableScan
 from history.meaning.vectors import quantized
 from history.store import migrations
 from history.store.postgres.engine import create_postgres_engine
+from history.store.postgres.pgvector import BEFORE
 
-BEFORE = "0022_masking_in_place"
 DATABASE = "recall_meaning"
 SAMPLE = 20  # queries whose exact nearest 50 are computed for the graphs' recall
 

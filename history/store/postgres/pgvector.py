@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from sqlalchemy import Connection, Engine, text
 
-BEFORE = "0022_masking_in_place"
+BEFORE = "0022_masking_in_place"  # the revision before 0023, which makes the graphs
 _HELD = text("SELECT to_regclass('turn_neighbours') IS NOT NULL")
 
 

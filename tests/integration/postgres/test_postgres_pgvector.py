@@ -28,6 +28,7 @@ from history.meaning.vectors import quantized
 from history.store import migrations
 from history.store.head import SCHEMA_HEAD
 from history.store.postgres.engine import create_postgres_engine
+from history.store.postgres.pgvector import BEFORE
 from tests.helpers import pgvector, postgres
 from tests.helpers.cli_runs import recall
 from tests.helpers.pg_files import relation_bytes, scrubbed, url
@@ -38,7 +39,6 @@ from tests.integration.postgres.test_postgres_meaning_forget import (
     embedded_with_a_doomed_turn,
 )
 
-BEFORE = "0022_masking_in_place"
 WORDS = ("parser", "cache", "token", "login", "deploy", "schema", "index", "retry", "socket")
 
 
